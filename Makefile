@@ -1,0 +1,47 @@
+# Casino Hold'em backend: the commands a newcomer needs. `make run` plays the game, `make test` tests it.
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+UV ?= uv
+PY := $(UV) run --frozen python
+ROUNDS ?= 0
+
+.PHONY: install run test test-slow lint fmt bench kafka-up kafka-down up down clean
+
+install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
+	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
+	$(UV) sync --frozen
+	deploy/kafka/kafka.sh fetch
+
+run: install  ## start Kafka and the three services, play a demo load, print a summary
+	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+
+test: install  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
+	$(UV) run --frozen pytest
+
+test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
+	$(UV) run --frozen pytest -m slow
+
+lint: install
+	$(UV) run --frozen ruff check .
+	$(UV) run --frozen ruff format --check .
+	$(UV) run --frozen mypy shared services
+	$(UV) run --frozen lint-imports
+
+fmt: install
+	$(UV) run --frozen ruff format .
+	$(UV) run --frozen ruff check --fix .
+
+bench: install  ## speed figures, each beside a baseline measured in the same run
+	$(PY) bench/run.py
+
+kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker)
+	deploy/kafka/kafka.sh up
+
+kafka-down:
+	deploy/kafka/kafka.sh down
+
+up:  ## the compose stack (needs a Docker engine)
+	docker compose up -d --build
+
+down:
+	docker compose down -v

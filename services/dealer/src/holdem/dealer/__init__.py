@@ -1,0 +1,1 @@
+"""holdem.dealer: the dealer service."""

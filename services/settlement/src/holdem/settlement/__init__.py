@@ -1,0 +1,1 @@
+"""holdem.settlement: the settlement service."""

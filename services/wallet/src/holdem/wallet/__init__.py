@@ -1,0 +1,1 @@
+"""holdem.wallet: the wallet service."""
