@@ -1,0 +1,31 @@
+"""The ``holdem`` command: one entry point, one module per subcommand, imported only when used."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# subcommand -> (module with ``main(argv) -> int``, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "settle": ("holdem.core.harness", "settle forced rounds from JSON lines (certification harness)"),
+    "rtp": ("holdem.core.rtp", "exact return to player by full enumeration"),
+    "ev": ("holdem.core.rtp", "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`"),
+    "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help"} or args[0] not in COMMANDS:
+        print("usage: holdem <command> [options]\n\ncommands:")
+        for name, (_, text) in COMMANDS.items():
+            print(f"  {name:8} {text}")
+        return 0 if args and args[0] in {"-h", "--help"} else 2
+    module = importlib.import_module(COMMANDS[args[0]][0])
+    entry = getattr(module, f"{args[0]}_main", None) or module.main
+    result: int = entry(args[1:])
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
