@@ -1,0 +1,170 @@
+"""Message contracts: pydantic v2 models, one discriminated union per topic, and their parsing.
+
+Operators import these to build commands and read events. Every model is frozen, carries a
+stable ``type`` and a ``version``; unknown optional fields are ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypeAlias
+
+from pydantic import Field, TypeAdapter, ValidationError
+
+from holdem.core.contracts.base import (
+    MAX_AMOUNT,
+    Command,
+    Message,
+    Mode,
+    Reason,
+)
+from holdem.core.contracts.commands import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.core.contracts.rejected import MessageRejected
+from holdem.core.contracts.rounds import (
+    BetPlaced,
+    BetRejected,
+    Called,
+    CommandRejected,
+    DeckSealed,
+    Dealt,
+    Folded,
+    Malfunction,
+    RoundVoided,
+    Settled,
+)
+from holdem.core.contracts.wallet import (
+    CallCaptured,
+    CallHeld,
+    CallReleased,
+    FundsDeposited,
+    FundsWithdrawn,
+    PayoutCredited,
+    StakesRefunded,
+    StakeTaken,
+    WalletRejected,
+)
+
+AnyCommand: TypeAlias = Annotated[
+    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw, Field(discriminator="type")
+]
+RoundMessage: TypeAlias = Annotated[
+    BetPlaced
+    | BetRejected
+    | Dealt
+    | Called
+    | Folded
+    | Settled
+    | Malfunction
+    | RoundVoided
+    | CommandRejected,
+    Field(discriminator="type"),
+]
+WalletMessage: TypeAlias = Annotated[
+    FundsDeposited
+    | FundsWithdrawn
+    | StakeTaken
+    | CallHeld
+    | CallCaptured
+    | CallReleased
+    | PayoutCredited
+    | StakesRefunded
+    | WalletRejected,
+    Field(discriminator="type"),
+]
+VaultMessage: TypeAlias = DeckSealed
+RejectedMessage: TypeAlias = MessageRejected
+
+# topic role ("commands", "rounds", ...) -> the union read from it
+UNIONS: dict[str, Any] = {
+    "commands": AnyCommand,
+    "rounds": RoundMessage,
+    "wallet": WalletMessage,
+    "vault": VaultMessage,
+    "rejected": RejectedMessage,
+}
+ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
+
+ALL_MODELS: tuple[type[Message], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw,
+    BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
+    CommandRejected, DeckSealed,
+    FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
+    PayoutCredited, StakesRefunded, WalletRejected,
+    MessageRejected,
+)  # fmt: skip
+
+
+class ContractError(ValueError):
+    """A record that is not a valid message for its topic; ``reason`` says which way."""
+
+    def __init__(self, reason: Reason, detail: str) -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def parse(role: str, raw: bytes | str) -> Any:
+    """Parse one record of topic ``role`` into its model, or raise ``ContractError``.
+
+    >>> parse("commands", b'{"type": "command.call", "event_id": "e1", "command_id": "c1",'
+    ...       b' "player_id": "p1", "round_id": "r1", "occurred_at": "2026-01-01T00:00:00Z"}').type
+    'command.call'
+    """
+    adapter = ADAPTERS[role]
+    try:
+        return adapter.validate_json(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        if first["type"] == "json_invalid" or not first["loc"]:
+            raise ContractError(Reason.MALFORMED, first["msg"]) from None
+        if first["type"] in {"union_tag_invalid", "union_tag_not_found"}:
+            raise ContractError(Reason.UNKNOWN_TYPE, first["msg"]) from None
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
+
+
+def dump(message: Message) -> bytes:
+    """The wire form of a message (JSON, UTF-8)."""
+    return message.model_dump_json().encode()
+
+
+__all__ = [
+    "ADAPTERS",
+    "ALL_MODELS",
+    "MAX_AMOUNT",
+    "AnyCommand",
+    "BetPlaced",
+    "BetRejected",
+    "Call",
+    "CallCaptured",
+    "CallHeld",
+    "CallReleased",
+    "Called",
+    "Command",
+    "CommandRejected",
+    "ContractError",
+    "Dealt",
+    "DeckSealed",
+    "Deposit",
+    "Fold",
+    "Folded",
+    "FundsDeposited",
+    "FundsWithdrawn",
+    "Malfunction",
+    "Message",
+    "MessageRejected",
+    "Mode",
+    "PayoutCredited",
+    "PlaceBet",
+    "Reason",
+    "RoundMessage",
+    "RoundVoided",
+    "Settled",
+    "StakeTaken",
+    "StakesRefunded",
+    "VoidRound",
+    "WalletMessage",
+    "WalletRejected",
+    "Withdraw",
+    "dump",
+    "parse",
+]

@@ -1,0 +1,65 @@
+"""The envelope every message carries, the money and id types, and the rejection reasons."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+# One stake, payout or balance change. Minor units (cents); 10^12 rejects absurd amounts while
+# leaving room for any real table. Negative amounts never validate.
+MAX_AMOUNT = 10**12
+Amount = Annotated[int, Field(strict=True, ge=0, le=MAX_AMOUNT)]
+PositiveAmount = Annotated[int, Field(strict=True, gt=0, le=MAX_AMOUNT)]
+Balance = Annotated[int, Field(strict=True, ge=-(10**15), le=10**15)]
+Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+CardText = Annotated[str, StringConstraints(pattern=r"^[2-9TJQKA][cdhs]$")]
+
+
+class Message(BaseModel):
+    """Common envelope: identity, routing key and causality of every command and event."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=False)
+    TOPIC: ClassVar[str] = ""
+
+    event_id: Id
+    player_id: Id
+    occurred_at: datetime
+    round_id: Id | None = None
+    causation_id: Id | None = None
+    correlation_id: Id | None = None
+
+
+class Command(Message):
+    """Operator → us. ``command_id`` is the client's idempotency key."""
+
+    TOPIC: ClassVar[str] = "commands"
+    command_id: Id
+
+
+class Mode(StrEnum):
+    REAL = "real"
+    FUN = "fun"
+
+
+class Reason(StrEnum):
+    """Why an input was refused; stable codes an operator can branch on."""
+
+    MALFORMED = "malformed"  # not JSON, or not an object
+    UNKNOWN_TYPE = "unknown_type"
+    INVALID = "invalid"  # a field is missing, of the wrong type, negative or absurd
+    UNKNOWN_ROUND = "unknown_round"
+    NOT_YOUR_ROUND = "not_your_round"
+    OUT_OF_ORDER = "out_of_order"  # e.g. Call before Dealt
+    ALREADY_DECIDED = "already_decided"  # second Call, Call after Fold
+    ROUND_CLOSED = "round_closed"  # settled or voided
+    ROUND_EXISTS = "round_exists"  # PlaceBet reusing a round_id
+    ROUND_IN_PROGRESS = "round_in_progress"  # PlaceBet while the player's round is open
+    BELOW_MINIMUM = "below_minimum"
+    INSUFFICIENT_FUNDS = "insufficient_funds"
+    UNSUPPORTED_CURRENCY = "unsupported_currency"
+    DUPLICATE = "duplicate"  # same command_id with a different body
+    PROCESSING_FAILED = "processing_failed"  # poison: retries exhausted

@@ -1,0 +1,135 @@
+"""Round events on ``holdem.rounds`` (the public round log) and the dealer's private vault."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
+
+
+class RoundEvent(Message):
+    TOPIC: ClassVar[str] = "rounds"
+    round_id: Id
+
+
+class BetPlaced(RoundEvent):
+    """The wallet took ante + bonus and holds 2 × ante for the call; the round exists."""
+
+    type: Literal["round.bet_placed"] = "round.bet_placed"
+    version: Literal[1] = 1
+    command_id: Id
+    currency: Currency
+    mode: Mode = Mode.REAL
+    ante: Amount
+    aa_bonus: Amount
+    call_hold: Amount
+    requested_ante: Amount
+    requested_aa_bonus: Amount
+    adjusted: bool = False  # auto-adjust lowered a bet to the table maximum
+
+
+class BetRejected(RoundEvent):
+    type: Literal["round.bet_rejected"] = "round.bet_rejected"
+    version: Literal[1] = 1
+    command_id: Id
+    reason: Reason
+    detail: str = ""
+
+
+class Dealt(RoundEvent):
+    """Player's hole cards and the flop. Never the dealer's cards, turn or river."""
+
+    type: Literal["round.dealt"] = "round.dealt"
+    version: Literal[1] = 1
+    player_cards: tuple[CardText, CardText]
+    flop: tuple[CardText, CardText, CardText]
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$")  # sha256(salt || deck), see holdem.core.deck
+    currency: Currency
+    mode: Mode = Mode.REAL
+    ante: Amount
+    aa_bonus: Amount
+
+
+class Revealed(RoundEvent):
+    """Fields shared by the decision events: the rest of the deal and the deck behind it."""
+
+    turn: CardText
+    river: CardText
+    dealer_cards: tuple[CardText, CardText]
+    deck: tuple[CardText, ...] = Field(min_length=52, max_length=52)
+    salt: str = Field(pattern=r"^[0-9a-f]{64}$")
+    auto: bool = False  # decided by the table's timeout policy, not the player
+    command_id: Id | None = None
+
+
+class Called(Revealed):
+    type: Literal["round.called"] = "round.called"
+    version: Literal[1] = 1
+
+
+class Folded(Revealed):
+    type: Literal["round.folded"] = "round.folded"
+    version: Literal[1] = 1
+
+
+class Settled(RoundEvent):
+    """The one result of a played round: per-bet returns (stake included, 0 when lost)."""
+
+    type: Literal["round.settled"] = "round.settled"
+    version: Literal[1] = 1
+    currency: Currency
+    mode: Mode = Mode.REAL
+    decision: Literal["call", "fold"]
+    result: Literal["win", "lose", "push", "fold"]
+    dealer_qualifies: bool
+    ante: Amount
+    aa_bonus: Amount
+    call: Amount
+    ante_return: Amount
+    call_return: Amount
+    bonus_return: Amount
+    total_return: Amount
+    player_category: str
+    dealer_category: str
+    bonus_category: str
+    bonus_class: str
+
+
+class Malfunction(RoundEvent):
+    """Something went wrong with this round; it must be voided unless it is already settled."""
+
+    type: Literal["round.malfunction"] = "round.malfunction"
+    version: Literal[1] = 1
+    source: str = Field(max_length=64)  # service, "watchdog" or "operator"
+    reason: str = Field(max_length=500)
+
+
+class RoundVoided(RoundEvent):
+    type: Literal["round.voided"] = "round.voided"
+    version: Literal[1] = 1
+    malfunction_id: Id
+    reason: str = Field(max_length=500)
+
+
+class CommandRejected(RoundEvent):
+    """A Call, Fold or VoidRound the dealer refused; nothing else changed."""
+
+    type: Literal["round.command_rejected"] = "round.command_rejected"
+    version: Literal[1] = 1
+    command_id: Id
+    command_type: str
+    reason: Reason
+    detail: str = ""
+
+
+class DeckSealed(RoundEvent):
+    """Private (vault topic): the shuffled deck and salt behind a round's commitment."""
+
+    TOPIC: ClassVar[str] = "vault"
+    type: Literal["vault.deck_sealed"] = "vault.deck_sealed"
+    version: Literal[1] = 1
+    deck: tuple[CardText, ...] = Field(min_length=52, max_length=52)
+    salt: str = Field(pattern=r"^[0-9a-f]{64}$")
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$")

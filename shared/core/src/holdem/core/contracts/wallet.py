@@ -1,0 +1,75 @@
+"""Wallet (ledger) events on ``holdem.wallet``: every money movement, with the balance after it."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode, Reason
+
+
+class WalletEvent(Message):
+    TOPIC: ClassVar[str] = "wallet"
+    idempotency_key: Id  # derived from the cause; a key is applied once, ever
+    currency: Currency
+    mode: Mode = Mode.REAL
+    amount: Amount
+    available: Balance  # the player's balances after this movement
+    held: Balance
+
+
+class FundsDeposited(WalletEvent):
+    type: Literal["wallet.deposited"] = "wallet.deposited"
+    version: Literal[1] = 1
+
+
+class FundsWithdrawn(WalletEvent):
+    type: Literal["wallet.withdrawn"] = "wallet.withdrawn"
+    version: Literal[1] = 1
+
+
+class StakeTaken(WalletEvent):
+    """Ante + AA Bonus moved from the player to the house for ``round_id``."""
+
+    type: Literal["wallet.stake_taken"] = "wallet.stake_taken"
+    version: Literal[1] = 1
+    ante: Amount
+    aa_bonus: Amount
+
+
+class CallHeld(WalletEvent):
+    type: Literal["wallet.call_held"] = "wallet.call_held"
+    version: Literal[1] = 1
+
+
+class CallCaptured(WalletEvent):
+    type: Literal["wallet.call_captured"] = "wallet.call_captured"
+    version: Literal[1] = 1
+
+
+class CallReleased(WalletEvent):
+    type: Literal["wallet.call_released"] = "wallet.call_released"
+    version: Literal[1] = 1
+
+
+class PayoutCredited(WalletEvent):
+    type: Literal["wallet.payout_credited"] = "wallet.payout_credited"
+    version: Literal[1] = 1
+
+
+class StakesRefunded(WalletEvent):
+    """A voided round: every stake taken (and a captured call) back to the player."""
+
+    type: Literal["wallet.stakes_refunded"] = "wallet.stakes_refunded"
+    version: Literal[1] = 1
+
+
+class WalletRejected(Message):
+    """A Deposit, Withdraw or PlaceBet the wallet refused; no money moved."""
+
+    TOPIC: ClassVar[str] = "wallet"
+    type: Literal["wallet.rejected"] = "wallet.rejected"
+    version: Literal[1] = 1
+    command_id: Id
+    command_type: str
+    reason: Reason
+    detail: str = ""

@@ -1,0 +1,49 @@
+"""What a decider needs from the outside world, handed in by the handler: time, ids, causality.
+
+Deciders are pure: ``decide(state, message, ctx) -> list of events`` and
+``evolve(state, event) -> state``. They never read a clock or make a random id; the handler
+builds a ``Context`` for the message it is handling. Event ids are derived from the cause, so the
+same input decided twice yields the same ids (duplicates are recognisable downstream).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+_NAMESPACE = uuid.UUID("6f1c9f5e-3f59-4d5e-9a51-0c2b8e7d4a10")
+
+
+@dataclass
+class Context:
+    """Time and identity for the events decided in answer to one input message."""
+
+    now: datetime
+    cause_id: str
+    correlation_id: str | None = None
+    _issued: int = field(default=0, repr=False)
+
+    def next_id(self) -> str:
+        """A deterministic id: the n-th event decided for this cause."""
+        self._issued += 1
+        return str(uuid.uuid5(_NAMESPACE, f"{self.cause_id}/{self._issued}"))
+
+    def envelope(self, player_id: str, round_id: str | None = None) -> dict[str, Any]:
+        """The envelope fields of a new event caused by this context's input.
+
+        >>> from datetime import UTC
+        >>> ctx = Context(datetime(2026, 1, 1, tzinfo=UTC), cause_id="c1")
+        >>> env = ctx.envelope("p1", "r1")
+        >>> env["causation_id"], env["round_id"], env["event_id"] == Context(ctx.now, "c1").next_id()
+        ('c1', 'r1', True)
+        """
+        return {
+            "event_id": self.next_id(),
+            "player_id": player_id,
+            "round_id": round_id,
+            "occurred_at": self.now,
+            "causation_id": self.cause_id,
+            "correlation_id": self.correlation_id or self.cause_id,
+        }
