@@ -36,7 +36,8 @@ class Context:
         >>> from datetime import UTC
         >>> ctx = Context(datetime(2026, 1, 1, tzinfo=UTC), cause_id="c1")
         >>> env = ctx.envelope("p1", "r1")
-        >>> env["causation_id"], env["round_id"], env["event_id"] == Context(ctx.now, "c1").next_id()
+        >>> same = Context(ctx.now, "c1").next_id()
+        >>> env["causation_id"], env["round_id"], env["event_id"] == same
         ('c1', 'r1', True)
         """
         return {
