@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import StringConstraints
 
 from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode, Reason
+
+# A digest of a command's body (holdem.wallet.decide.fingerprint): after a restart the wallet
+# tells a resent command (same id, same body) from a reused command_id with another body.
+Fingerprint = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 
 
 class WalletEvent(Message):
@@ -15,6 +21,8 @@ class WalletEvent(Message):
     amount: Amount
     available: Balance  # the player's balances after this movement
     held: Balance
+    command_id: Id | None = None  # the command behind a deposit, withdrawal or stake
+    fingerprint: Fingerprint | None = None
 
 
 class FundsDeposited(WalletEvent):
@@ -73,3 +81,4 @@ class WalletRejected(Message):
     command_type: str
     reason: Reason
     detail: str = ""
+    fingerprint: Fingerprint | None = None
