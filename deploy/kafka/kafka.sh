@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# A real single-node Apache Kafka (KRaft, broker+controller in one JVM) from Maven Central jars, no Docker.
+#
+#   kafka.sh fetch                      download the broker classpath once into .cache/libs/
+#   kafka.sh up     [--dir DIR] [--watch PID]
+#                                       format + start on 127.0.0.1 with free ports, wait until ready,
+#                                       print the bootstrap address as the last stdout line
+#   kafka.sh down   [--dir DIR]         SIGTERM, wait, SIGKILL after KAFKA_STOP_TIMEOUT seconds
+#   kafka.sh status [--dir DIR]         exit 0 and print pid/bootstrap if running, exit 3 if not
+#
+# DIR defaults to deploy/kafka/.run/. --watch PID stops the broker when PID exits, so a test
+# session that is killed outright does not leave a JVM behind.
+# Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
+# KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CACHE="${KAFKA_CACHE_DIR:-$HERE/.cache}"
+LIBS="$CACHE/libs"
+STAMP="$LIBS/.complete"
+START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
+STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
+READY_LINE="Kafka Server started"
+
+log() { echo "kafka.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+java_bin() {
+    local java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+    command -v "$java" >/dev/null || die "java not found (Java 17+ needed; set JAVA_HOME or install openjdk-17-jre-headless)"
+    local major
+    major="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')"
+    [[ "${major%%.*}" -ge 17 ]] || die "Java 17+ needed, $java is $major"
+    echo "$java"
+}
+
+# kill -0 is true for an unreaped zombie (our own background child), so read the process state instead.
+alive() {
+    local stat
+    stat="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+    stat="${stat##*) }"
+    [[ "${stat:0:1}" != "Z" ]]
+}
+
+pom_hash() { sha256sum "$HERE/pom.xml" | cut -d' ' -f1; }
+
+cmd_fetch() {
+    mkdir -p "$CACHE"
+    # One fetch at a time: parallel test sessions may all call `up` on a cold cache.
+    exec 9>"$CACHE/.fetch.lock"
+    flock 9
+    if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$(pom_hash)" ]]; then
+        log "jars cached in $LIBS ($(find "$LIBS" -name '*.jar' | wc -l) jars), nothing to download"
+        return 0
+    fi
+    command -v mvn >/dev/null || die "mvn not found: install Maven (apt-get install maven) to fetch the Kafka jars"
+    log "fetching the Kafka broker classpath from Maven Central into $LIBS"
+    rm -rf "$LIBS.tmp"
+    # shellcheck disable=SC2086  # MAVEN_ARGS is a list of flags on purpose
+    mvn -B -q -Dstyle.color=never ${MAVEN_ARGS:-} -f "$HERE/pom.xml" \
+        dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS.tmp" >&2
+    # Swap in whole so an interrupted download never looks complete.
+    rm -rf "$LIBS"
+    mv "$LIBS.tmp" "$LIBS"
+    pom_hash >"$STAMP"
+    log "fetched $(find "$LIBS" -name '*.jar' | wc -l) jars"
+}
+
+parse_dir() {
+    RUN_DIR="$HERE/.run"
+    WATCH_PID=""
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --dir) RUN_DIR="$2"; shift 2 ;;
+            --watch) WATCH_PID="$2"; shift 2 ;;
+            *) die "unknown argument: $1" ;;
+        esac
+    done
+    mkdir -p "$RUN_DIR"
+    RUN_DIR="$(cd "$RUN_DIR" && pwd)"
+}
+
+# The pid file may outlive its process and the pid be reused: only trust a live kafka.Kafka of this dir.
+running_pid() {
+    local pid
+    [[ -f "$RUN_DIR/pid" ]] || return 1
+    pid="$(cat "$RUN_DIR/pid")"
+    [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "kafka.Kafka $RUN_DIR/server.properties" || return 1
+    echo "$pid"
+}
+
+free_ports() {
+    # Bind both at once so the two ports differ; the tiny race with other processes is retried by `up`.
+    python3 -c 'import socket
+ss = [socket.socket() for _ in range(2)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in ss))
+for s in ss: s.close()'
+}
+
+cluster_id() {
+    # 16 random bytes as unpadded url-safe base64 = the 22-char form Kafka's Uuid uses.
+    # A leading '-' would be read as an option by StorageTool's argument parser, so avoid it.
+    local id
+    while :; do
+        id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)"
+        [[ "$id" != -* ]] && { echo "$id"; return; }
+    done
+}
+
+write_config() {
+    local broker_port="$1" controller_port="$2"
+    cat >"$RUN_DIR/server.properties" <<EOF
+# Written by kafka.sh up: a single-node KRaft broker+controller for development and tests.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$controller_port
+listeners=PLAINTEXT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$broker_port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$RUN_DIR/data
+# Topics are created explicitly with their partition counts (holdem.runtime.topics), never by accident.
+auto.create.topics.enable=false
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+# One broker: internal topics must not ask for more replicas than exist (transactions need these).
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=10
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+# Tests start consumer groups constantly; the default 3 s join delay would only slow them down.
+group.initial.rebalance.delay.ms=0
+log.flush.interval.messages=9223372036854775807
+num.network.threads=2
+num.io.threads=4
+EOF
+}
+
+start_once() {
+    local java="$1" ports broker_port controller_port pid deadline
+    ports="$(free_ports)"
+    broker_port="${ports% *}"
+    controller_port="${ports#* }"
+    rm -rf "$RUN_DIR/data"
+    write_config "$broker_port" "$controller_port"
+    "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
+        kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
+        >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    # setsid: the broker must not get the caller's Ctrl-C or die with make's process group.
+    # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS is a list of JVM flags on purpose
+    setsid "$java" ${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+        -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+        -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
+        -cp "$LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \
+        >"$RUN_DIR/server.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$RUN_DIR/pid"
+    deadline=$((SECONDS + START_TIMEOUT))
+    while ((SECONDS < deadline)); do
+        if grep -q "$READY_LINE" "$RUN_DIR/server.log"; then
+            echo "127.0.0.1:$broker_port" >"$RUN_DIR/bootstrap"
+            return 0
+        fi
+        if ! alive "$pid"; then
+            rm -f "$RUN_DIR/pid"
+            # A port taken between choosing and binding: worth another try with new ports.
+            grep -q "Address already in use" "$RUN_DIR/server.log" && return 2
+            tail -n 40 "$RUN_DIR/server.log" >&2
+            die "broker exited during start-up (log: $RUN_DIR/server.log)"
+        fi
+        sleep 0.2
+    done
+    tail -n 40 "$RUN_DIR/server.log" >&2
+    cmd_down_quiet
+    die "broker not ready after ${START_TIMEOUT}s (log: $RUN_DIR/server.log)"
+}
+
+start_watchdog() {
+    local owner="$1"
+    # Detached so it survives this script; it polls cheaply and stops the broker once the owner is gone.
+    setsid bash -c '
+        while kill -0 "$1" 2>/dev/null && [[ -f "$3/pid" ]]; do sleep 1; done
+        [[ -f "$3/pid" ]] && bash "$2" down --dir "$3" >/dev/null 2>&1
+    ' watchdog "$owner" "$HERE/kafka.sh" "$RUN_DIR" </dev/null >/dev/null 2>&1 &
+}
+
+cmd_up() {
+    parse_dir "$@"
+    local pid java started rc attempt
+    if pid="$(running_pid)"; then
+        log "already running (pid $pid)"
+        cat "$RUN_DIR/bootstrap"
+        return 0
+    fi
+    cmd_fetch
+    java="$(java_bin)"
+    started=$SECONDS
+    for attempt in 1 2 3; do
+        rc=0
+        start_once "$java" || rc=$?
+        [[ $rc -eq 0 ]] && break
+        [[ $rc -eq 2 && $attempt -lt 3 ]] || die "could not start the broker"
+        log "port taken, retrying with other ports"
+    done
+    [[ -n "$WATCH_PID" ]] && start_watchdog "$WATCH_PID"
+    log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log"
+    cat "$RUN_DIR/bootstrap"
+}
+
+cmd_down_quiet() {
+    local pid deadline
+    pid="$(running_pid)" || { rm -f "$RUN_DIR/pid" "$RUN_DIR/bootstrap"; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + STOP_TIMEOUT))
+    while alive "$pid" && ((SECONDS < deadline)); do sleep 0.2; done
+    if alive "$pid"; then
+        log "pid $pid ignored SIGTERM for ${STOP_TIMEOUT}s, sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+        while alive "$pid"; do sleep 0.1; done
+    fi
+    rm -f "$RUN_DIR/pid" "$RUN_DIR/bootstrap"
+    log "stopped pid $pid"
+}
+
+cmd_down() {
+    parse_dir "$@"
+    cmd_down_quiet
+}
+
+cmd_status() {
+    parse_dir "$@"
+    local pid
+    if pid="$(running_pid)"; then
+        echo "running pid=$pid bootstrap=$(cat "$RUN_DIR/bootstrap" 2>/dev/null || echo '?') dir=$RUN_DIR"
+        return 0
+    fi
+    echo "stopped dir=$RUN_DIR"
+    return 3
+}
+
+case "${1:-}" in
+    fetch) shift; cmd_fetch "$@" ;;
+    up) shift; cmd_up "$@" ;;
+    down) shift; cmd_down "$@" ;;
+    status) shift; cmd_status "$@" ;;
+    *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
