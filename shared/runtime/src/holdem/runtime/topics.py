@@ -1,0 +1,160 @@
+"""The game's Kafka topic names and their idempotent creation with explicit partition counts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import time
+import uuid
+from collections.abc import Iterable
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError, for_code
+from pydantic import BaseModel, ConfigDict
+
+log = logging.getLogger(__name__)
+
+
+class TopicPartitionMismatchError(RuntimeError):
+    """An existing topic has another partition count than asked: co-partitioning would break."""
+
+
+class Topics(BaseModel):
+    """Topic names; the defaults are the contract, a prefix isolates tests and tenants."""
+
+    model_config = ConfigDict(frozen=True)
+
+    commands: str = "holdem.commands"
+    rounds: str = "holdem.rounds"
+    wallet: str = "holdem.wallet"
+    vault: str = "holdem.dealer.vault"
+    rejected: str = "holdem.rejected"
+
+    def names(self) -> tuple[str, ...]:
+        """All topic names, in field order."""
+        return tuple(getattr(self, field) for field in type(self).model_fields)
+
+    def with_prefix(self, prefix: str) -> Topics:
+        """The same topics under `prefix.`, e.g. `t1.holdem.commands`."""
+        return Topics(**{field: f"{prefix}.{name}" for field, name in self.model_dump().items()})
+
+    @classmethod
+    def unique(cls, tag: str = "test") -> Topics:
+        """Default topics under a random prefix, so each test owns fresh, empty topics."""
+        return cls().with_prefix(f"{tag}-{uuid.uuid4().hex[:12]}")
+
+
+async def _connected_admin(bootstrap: str, deadline: float) -> AIOKafkaAdminClient:
+    # A broker still starting (compose, CI) refuses connections for a while: retry until due.
+    while True:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+        try:
+            await asyncio.wait_for(admin.start(), timeout=max(deadline - time.monotonic(), 0.1))
+            return admin
+        except (KafkaConnectionError, TimeoutError):
+            await admin.close()
+            if time.monotonic() >= deadline:
+                raise
+            log.info("kafka at %s not reachable yet, retrying", bootstrap)
+            await asyncio.sleep(1.0)
+
+
+async def _partition_counts(
+    admin: AIOKafkaAdminClient, names: list[str]
+) -> dict[str, tuple[int, int]]:
+    """(partitions, partitions with a leader) per topic that the broker knows."""
+    described = await admin.describe_topics(names)
+    return {
+        t["topic"]: (len(t["partitions"]), sum(1 for p in t["partitions"] if p["leader"] >= 0))
+        for t in described
+        if t["error_code"] == 0
+    }
+
+
+async def ensure_topics(
+    bootstrap: str,
+    topics: Topics | Iterable[str],
+    partitions: int,
+    replication: int = 1,
+    wait: float = 60.0,
+) -> None:
+    """Create the topics if missing and wait until every partition has a leader.
+
+    Idempotent: existing topics are accepted if their partition count matches, since every
+    topic must share one count for co-partitioning by player_id. Gives up (TimeoutError or
+    KafkaConnectionError) after `wait` seconds, so a missing broker fails instead of hanging.
+    """
+    names = list(topics.names() if isinstance(topics, Topics) else topics)
+    if partitions < 1 or replication < 1:
+        raise ValueError(f"partitions and replication must be >= 1: {partitions}, {replication}")
+    deadline = time.monotonic() + wait
+    admin = await _connected_admin(bootstrap, deadline)
+    try:
+        new = [NewTopic(name, partitions, replication) for name in names]
+        response = await asyncio.wait_for(
+            admin.create_topics(new, timeout_ms=int(wait * 1000)), timeout=wait
+        )
+        existing = []
+        for name, code, *_ in response.topic_errors:
+            if code == TopicAlreadyExistsError.errno:
+                existing.append(name)
+            elif code != 0:
+                raise for_code(code)(f"creating topic {name}")
+        # Creation returns before leaders are elected; producing then would hit retriable errors.
+        while True:
+            counts = await _partition_counts(admin, names)
+            wrong = {
+                n: counts[n][0] for n in existing if counts.get(n, (partitions,))[0] != partitions
+            }
+            if wrong:
+                raise TopicPartitionMismatchError(f"expected {partitions} partitions: {wrong}")
+            if all(counts.get(name) == (partitions, partitions) for name in names):
+                break
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"topics not ready after {wait}s: {counts}")
+            await asyncio.sleep(0.1)
+    finally:
+        await admin.close()
+    await _wait_until_leaders_serve(bootstrap, names, partitions, deadline)
+
+
+async def _wait_until_leaders_serve(
+    bootstrap: str, names: list[str], partitions: int, deadline: float
+) -> None:
+    # Metadata names a leader a moment before that broker serves the partition (a produce then
+    # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it.
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+    await asyncio.wait_for(consumer.start(), timeout=max(deadline - time.monotonic(), 0.1))
+    try:
+        tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
+        await asyncio.wait_for(
+            consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
+        )
+    finally:
+        await consumer.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m holdem.runtime.topics`: create the game's topics (compose's topic-init step)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--bootstrap", default=os.environ.get("HOLDEM_KAFKA_BOOTSTRAP"))
+    parser.add_argument(
+        "--partitions", type=int, default=int(os.environ.get("HOLDEM_PARTITIONS", "3"))
+    )
+    parser.add_argument("--replication", type=int, default=1)
+    parser.add_argument("--prefix", default="", help="put every topic under PREFIX.")
+    parser.add_argument("--wait", type=float, default=60.0, help="seconds to wait for Kafka")
+    args = parser.parse_args(argv)
+    if not args.bootstrap:
+        parser.error("--bootstrap or HOLDEM_KAFKA_BOOTSTRAP is required")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    topics = Topics().with_prefix(args.prefix) if args.prefix else Topics()
+    asyncio.run(ensure_topics(args.bootstrap, topics, args.partitions, args.replication, args.wait))
+    print(" ".join(f"{name}:{args.partitions}" for name in topics.names()))
+
+
+if __name__ == "__main__":
+    main()
