@@ -104,6 +104,7 @@ class Malfunction(RoundEvent):
     version: Literal[1] = 1
     source: str = Field(max_length=64)  # service, "watchdog" or "operator"
     reason: str = Field(max_length=500)
+    command_id: Id | None = None  # the operator's VoidRound behind it, so a resent one is a no-op
 
 
 class RoundVoided(RoundEvent):
