@@ -1,0 +1,111 @@
+"""docker-compose.yml, the Dockerfiles and prometheus.yml agree with each other and the docs."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+# The only settings the services take from the environment in the compose stack (README.md).
+DOCUMENTED_ENV = {"HOLDEM_KAFKA_BOOTSTRAP", "HOLDEM_METRICS_PORT", "HOLDEM_PARTITIONS"}
+METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    return load_yaml(REPO / "docker-compose.yml")
+
+
+@pytest.fixture(scope="module")
+def built(compose: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The services built from this repository (the rest are upstream images)."""
+    return {name: svc for name, svc in compose["services"].items() if "build" in svc}
+
+
+def env_of(service: dict[str, Any]) -> dict[str, str]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):  # the "KEY=value" form
+        env = dict(item.split("=", 1) for item in env)
+    return {key: str(value) for key, value in env.items()}
+
+
+def test_compose_has_kafka_topic_init_the_three_services_and_monitoring(
+    compose: dict[str, Any],
+) -> None:
+    assert {"kafka", "topic-init", *METRICS_PORTS, "prometheus", "grafana"} <= set(
+        compose["services"]
+    )
+    assert compose["services"]["kafka"]["image"].startswith("apache/kafka:")
+
+
+def test_every_build_references_a_dockerfile_that_exists(
+    built: dict[str, dict[str, Any]],
+) -> None:
+    assert set(METRICS_PORTS) <= set(built)
+    for name, service in built.items():
+        build = service["build"]
+        context = REPO / (build if isinstance(build, str) else build.get("context", "."))
+        dockerfile = (
+            "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
+        )
+        assert (context / dockerfile).is_file(), f"{name}: {context / dockerfile} missing"
+
+
+def test_each_service_image_runs_its_own_console_script() -> None:
+    for name in METRICS_PORTS:
+        dockerfile = (REPO / "services" / name / "Dockerfile").read_text()
+        scripts = tomllib.loads((REPO / "services" / name / "pyproject.toml").read_text())[
+            "project"
+        ]["scripts"]
+        assert f"--package holdem-{name}" in dockerfile
+        assert f'CMD ["holdem-{name}"]' in dockerfile
+        assert scripts[f"holdem-{name}"] == f"holdem.{name}.app:main"
+
+
+def test_services_read_only_documented_environment_variables(
+    built: dict[str, dict[str, Any]],
+) -> None:
+    for name, service in built.items():
+        undocumented = set(env_of(service)) - DOCUMENTED_ENV
+        assert not undocumented, f"{name} sets undocumented env vars {undocumented}"
+        assert env_of(service)["HOLDEM_KAFKA_BOOTSTRAP"] == "kafka:9092"
+
+
+def test_services_expose_their_fixed_metrics_ports(built: dict[str, dict[str, Any]]) -> None:
+    for name, port in METRICS_PORTS.items():
+        assert env_of(built[name])["HOLDEM_METRICS_PORT"] == str(port)
+        dockerfile = (REPO / "services" / name / "Dockerfile").read_text()
+        assert re.search(rf"HOLDEM_METRICS_PORT={port}\b", dockerfile)
+
+
+def test_prometheus_scrapes_exactly_the_services_metrics_ports() -> None:
+    config = load_yaml(REPO / "deploy" / "prometheus" / "prometheus.yml")
+    targets = {
+        target
+        for job in config["scrape_configs"]
+        if job["job_name"] != "prometheus"
+        for static in job["static_configs"]
+        for target in static["targets"]
+    }
+    assert targets == {f"{name}:{port}" for name, port in METRICS_PORTS.items()}
+
+
+def test_grafana_provisions_prometheus_and_the_dashboards_folder(
+    compose: dict[str, Any],
+) -> None:
+    provisioning = REPO / "deploy" / "grafana" / "provisioning"
+    datasources = load_yaml(provisioning / "datasources" / "prometheus.yml")["datasources"]
+    assert [d["url"] for d in datasources] == ["http://prometheus:9090"]
+    (provider,) = load_yaml(provisioning / "dashboards" / "holdem.yml")["providers"]
+    mounts = dict(v.rsplit(":", 2)[:2] for v in compose["services"]["grafana"]["volumes"])
+    assert mounts["./deploy/grafana/dashboards"] == provider["options"]["path"]
+    assert (REPO / "deploy" / "grafana" / "dashboards").is_dir()
