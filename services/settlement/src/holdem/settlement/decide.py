@@ -1,0 +1,101 @@
+"""Settlement's decisions: exactly one Settled or RoundVoided for every round once it is decided."""
+
+from __future__ import annotations
+
+from holdem.core.cards import Card
+from holdem.core.contracts import Called, Folded, Malfunction, Message, RoundVoided, Settled
+from holdem.core.decider import Context
+from holdem.core.errors import RoundError
+from holdem.core.rules import STANDARD, RoundOutcome, settle
+from holdem.settlement.audit import round_problem
+from holdem.settlement.state import Fault, RoundState, SettlementState
+
+SOURCE = "settlement"  # Malfunction.source of the faults settlement finds itself
+REASON_MAX = 500  # RoundVoided.reason and Malfunction.reason are bounded on the wire
+
+
+def decide(state: SettlementState, message: object, ctx: Context) -> list[Message]:
+    """The events settlement publishes for one rounds-topic message (already folded into state).
+
+    Settlement owns a round from the dealer's Called/Folded on: it settles it, or voids it if a
+    Malfunction is known for it or its deck does not verify. Everything else, including a
+    redelivered decision and a Malfunction for an undecided or ended round, yields nothing.
+    """
+    if isinstance(message, Called | Folded):
+        return _on_decision(state, message, ctx)
+    if isinstance(message, Malfunction):
+        return _on_malfunction(state, message, ctx)
+    return []
+
+
+def _on_decision(state: SettlementState, event: Called | Folded, ctx: Context) -> list[Message]:
+    round_ = state.round(event.player_id, event.round_id)
+    if round_ is None or round_.terminal or round_.decision is None:
+        return []
+    if round_.faults:
+        return [_voided(round_, round_.faults[0], ctx)]
+    problem = round_problem(round_)
+    if problem is None:
+        try:
+            return [_settled(round_, _outcome(round_), ctx)]
+        except RoundError as error:
+            problem = f"cannot settle: {error}"
+    return _void_for(round_, problem, ctx)
+
+
+def _on_malfunction(state: SettlementState, event: Malfunction, ctx: Context) -> list[Message]:
+    round_ = state.round(event.player_id, event.round_id)
+    # Undecided rounds are the dealer's to void; ended rounds stay as they ended.
+    if round_ is None or round_.terminal or not round_.decided:
+        return []
+    return [_voided(round_, Fault(event.event_id, event.source, event.reason), ctx)]
+
+
+def _outcome(round_: RoundState) -> RoundOutcome:
+    bet, dealt, decision = round_.bet, round_.dealt, round_.decision
+    assert bet and dealt and decision, "round_problem guarantees a bet, a deal and a decision"
+    board = (*dealt.flop, decision.turn, decision.river)
+    return settle(
+        player=[Card.parse(text) for text in dealt.player_cards],
+        dealer=[Card.parse(text) for text in decision.dealer_cards],
+        board=[Card.parse(text) for text in board],
+        ante=bet.ante,
+        aa_bonus=bet.aa_bonus,
+        decision="call" if isinstance(decision, Called) else "fold",
+    )
+
+
+def _settled(round_: RoundState, outcome: RoundOutcome, ctx: Context) -> Settled:
+    bet = round_.bet
+    assert bet is not None
+    called = isinstance(round_.decision, Called)
+    return Settled(
+        **ctx.envelope(round_.player_id, round_.round_id),
+        currency=bet.currency,
+        mode=bet.mode,
+        decision="call" if called else "fold",
+        ante=bet.ante,
+        aa_bonus=bet.aa_bonus,
+        call=STANDARD.call_multiple * bet.ante if called else 0,
+        **outcome.to_wire(),
+    )
+
+
+def _voided(round_: RoundState, fault: Fault, ctx: Context) -> RoundVoided:
+    reason = f"malfunction from {fault.source}: {fault.reason}"
+    return RoundVoided(
+        **ctx.envelope(round_.player_id, round_.round_id),
+        malfunction_id=fault.malfunction_id,
+        reason=reason[:REASON_MAX],
+    )
+
+
+def _void_for(round_: RoundState, problem: str, ctx: Context) -> list[Message]:
+    """A fault settlement found itself: report it as a Malfunction, and void the round for it."""
+    malfunction = Malfunction(
+        **ctx.envelope(round_.player_id, round_.round_id),
+        source=SOURCE,
+        reason=problem[:REASON_MAX],
+    )
+    fault = Fault(malfunction.event_id, SOURCE, malfunction.reason)
+    return [malfunction, _voided(round_, fault, ctx)]

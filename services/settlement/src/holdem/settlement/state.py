@@ -1,0 +1,194 @@
+"""Settlement's fold of the rounds topic: each round's bets, cards, decision, faults and end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Final, Literal
+
+from holdem.core.contracts import (
+    BetPlaced,
+    Called,
+    Dealt,
+    Folded,
+    Malfunction,
+    Mode,
+    RoundVoided,
+    Settled,
+)
+from holdem.core.rules import STANDARD
+
+HISTORY_LIMIT: Final = 50  # rounds kept per player: the client's "recent rounds" screen
+
+Status = Literal["open", "settled", "voided"]
+RoundKey = tuple[str, str]  # (player_id, round_id): round ids are client-chosen, per player
+Decision = Called | Folded
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A Malfunction reported for a round: it must be voided unless it is already settled."""
+
+    malfunction_id: str
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """What settlement knows of one round; the first of each event wins (redelivery is a no-op).
+
+    A terminal round keeps only its status: nothing after Settled or RoundVoided changes it.
+    """
+
+    round_id: str
+    player_id: str
+    bet: BetPlaced | None = None
+    dealt: Dealt | None = None
+    decision: Decision | None = None
+    faults: tuple[Fault, ...] = ()
+    status: Status = "open"
+
+    @property
+    def terminal(self) -> bool:
+        return self.status != "open"
+
+    @property
+    def decided(self) -> bool:
+        return self.decision is not None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One finished real-money round as the player's game history shows it."""
+
+    round_id: str
+    currency: str
+    pay_table: str
+    ante: int
+    aa_bonus: int
+    call: int
+    decision: Literal["call", "fold"] | None
+    auto: bool
+    result: Literal["win", "lose", "push", "fold", "voided"]
+    ante_return: int
+    call_return: int
+    bonus_return: int
+    total_return: int
+    player_cards: tuple[str, ...]
+    flop: tuple[str, ...]
+    dealer_cards: tuple[str, ...]
+    turn_river: tuple[str, ...]
+    placed_at: datetime | None
+    decided_at: datetime | None
+    ended_at: datetime
+    void_reason: str | None = None
+
+
+@dataclass(slots=True)
+class SettlementState:
+    """Every round of the assigned partitions, and each real-money player's recent rounds.
+
+    ``evolve`` updates this accumulator in place so replaying a long log stays linear; every
+    value stored in it is immutable, so nothing a decision read can change under it.
+    """
+
+    rounds: dict[RoundKey, RoundState] = field(default_factory=dict)
+    history: dict[str, tuple[HistoryEntry, ...]] = field(default_factory=dict)
+    history_limit: int = HISTORY_LIMIT
+
+    def round(self, player_id: str, round_id: str) -> RoundState | None:
+        return self.rounds.get((player_id, round_id))
+
+    def recent(self, player_id: str) -> tuple[HistoryEntry, ...]:
+        """The player's last rounds, newest first (real money only)."""
+        return self.history.get(player_id, ())
+
+
+RoundsEvent = BetPlaced | Dealt | Called | Folded | Malfunction | Settled | RoundVoided
+
+
+def initial_state(history_limit: int = HISTORY_LIMIT) -> SettlementState:
+    return SettlementState(history_limit=history_limit)
+
+
+def evolve(state: SettlementState, event: object) -> SettlementState:
+    """Fold one rounds-topic event; idempotent, and events of other types are ignored."""
+    if not isinstance(event, RoundsEvent):
+        return state
+    key = (event.player_id, event.round_id)
+    current = state.rounds.get(key) or RoundState(event.round_id, event.player_id)
+    if current.terminal:
+        return state
+    updated = _apply(current, event)
+    if updated is current:
+        return state
+    if isinstance(event, Settled | RoundVoided):
+        _remember(state, current, event)
+        # Cards and deck are no longer needed once the round has ended; the status is.
+        updated = RoundState(current.round_id, current.player_id, status=updated.status)
+    state.rounds[key] = updated
+    return state
+
+
+def _apply(round_: RoundState, event: RoundsEvent) -> RoundState:
+    if isinstance(event, BetPlaced):
+        return round_ if round_.bet else replace(round_, bet=event)
+    if isinstance(event, Dealt):
+        return round_ if round_.dealt else replace(round_, dealt=event)
+    if isinstance(event, Called | Folded):
+        return round_ if round_.decision else replace(round_, decision=event)
+    if isinstance(event, Malfunction):
+        if any(f.malfunction_id == event.event_id for f in round_.faults):
+            return round_
+        fault = Fault(event.event_id, event.source, event.reason)
+        return replace(round_, faults=(*round_.faults, fault))
+    return replace(round_, status="settled" if isinstance(event, Settled) else "voided")
+
+
+def _remember(state: SettlementState, round_: RoundState, end: Settled | RoundVoided) -> None:
+    """Put a round that just ended at the head of its player's history (real money only)."""
+    if state.history_limit <= 0:
+        return
+    entry = history_entry(round_, end)
+    if entry is None:
+        return
+    recent = (entry, *state.history.get(round_.player_id, ()))
+    state.history[round_.player_id] = recent[: state.history_limit]
+
+
+def _decision_name(decision: Decision | None) -> Literal["call", "fold"] | None:
+    if decision is None:
+        return None
+    return "call" if isinstance(decision, Called) else "fold"
+
+
+def history_entry(round_: RoundState, end: Settled | RoundVoided) -> HistoryEntry | None:
+    """The history line of a round ending with ``end``; None in fun mode or for no bet at all."""
+    bet, dealt, decision = round_.bet, round_.dealt, round_.decision
+    if bet is None or bet.mode == Mode.FUN:
+        return None
+    settled = end if isinstance(end, Settled) else None
+    return HistoryEntry(
+        round_id=round_.round_id,
+        currency=bet.currency,
+        pay_table=STANDARD.version,
+        ante=bet.ante,
+        aa_bonus=bet.aa_bonus,
+        call=settled.call if settled else 0,
+        decision=_decision_name(decision),
+        auto=bool(decision and decision.auto),
+        result=settled.result if settled else "voided",
+        ante_return=settled.ante_return if settled else 0,
+        call_return=settled.call_return if settled else 0,
+        bonus_return=settled.bonus_return if settled else 0,
+        total_return=settled.total_return if settled else 0,
+        player_cards=dealt.player_cards if dealt else (),
+        flop=dealt.flop if dealt else (),
+        dealer_cards=decision.dealer_cards if decision else (),
+        turn_river=(decision.turn, decision.river) if decision else (),
+        placed_at=bet.occurred_at,
+        decided_at=decision.occurred_at if decision else None,
+        ended_at=end.occurred_at,
+        void_reason=end.reason if isinstance(end, RoundVoided) else None,
+    )
