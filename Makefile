@@ -8,7 +8,7 @@ ROUNDS ?= 0
 .PHONY: install run test test-slow lint fmt bench kafka-up kafka-down up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
-	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
+	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
 	$(UV) sync --frozen
 	deploy/kafka/kafka.sh fetch
 
@@ -34,11 +34,11 @@ fmt: install
 bench: install  ## speed figures, each beside a baseline measured in the same run
 	$(PY) bench/run.py
 
-kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker)
-	deploy/kafka/kafka.sh up
+kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker); prints its address
+	@deploy/kafka/kafka.sh up
 
-kafka-down:
-	deploy/kafka/kafka.sh down
+kafka-down:  ## stop the broker of kafka-up
+	@deploy/kafka/kafka.sh down
 
 up:  ## the compose stack (needs a Docker engine)
 	docker compose up -d --build
