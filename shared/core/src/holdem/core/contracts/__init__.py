@@ -70,6 +70,10 @@ WalletMessage: TypeAlias = Annotated[
     | WalletRejected,
     Field(discriminator="type"),
 ]
+COMMAND_TYPES: frozenset[str] = frozenset(
+    model.model_fields["type"].default
+    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw)
+)
 VaultMessage: TypeAlias = DeckSealed
 RejectedMessage: TypeAlias = MessageRejected
 
@@ -114,10 +118,10 @@ def parse(role: str, raw: bytes | str) -> Any:
         return adapter.validate_json(raw)
     except ValidationError as error:
         first = error.errors()[0]
-        if first["type"] == "json_invalid" or not first["loc"]:
-            raise ContractError(Reason.MALFORMED, first["msg"]) from None
         if first["type"] in {"union_tag_invalid", "union_tag_not_found"}:
             raise ContractError(Reason.UNKNOWN_TYPE, first["msg"]) from None
+        if first["type"] == "json_invalid" or not first["loc"]:
+            raise ContractError(Reason.MALFORMED, first["msg"]) from None
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
 
@@ -130,6 +134,7 @@ def dump(message: Message) -> bytes:
 __all__ = [
     "ADAPTERS",
     "ALL_MODELS",
+    "COMMAND_TYPES",
     "MAX_AMOUNT",
     "AnyCommand",
     "BetPlaced",

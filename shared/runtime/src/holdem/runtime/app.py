@@ -1,0 +1,189 @@
+"""Build a service's faststream app around a Spec: subscriber, replay on assignment, outbox,
+metrics endpoint and periodic ticks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from aiokafka import ConsumerRebalanceListener, TopicPartition
+from faststream import AckPolicy, FastStream
+from faststream.kafka import KafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from faststream.kafka.prometheus import KafkaPrometheusMiddleware
+from faststream.specification import AsyncAPI
+from prometheus_client import CollectorRegistry, start_http_server
+
+from holdem.runtime.metrics import Metrics
+from holdem.runtime.outbox import BrokerOutbox, Outbox, TransactionalOutbox
+from holdem.runtime.processor import Processor, Spec
+from holdem.runtime.replay import replay
+from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.topics import ensure_topics
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class ServiceApp:
+    """A built service: the faststream app to run, its broker, and its processor (state)."""
+
+    app: FastStream
+    broker: KafkaBroker
+    processor: Processor[Any]
+
+
+class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Rebuild the state of exactly the assigned partitions before their records are handled."""
+
+    def __init__(self, processor: Processor[Any], settings: RuntimeSettings) -> None:
+        self.processor = processor
+        self.settings = settings
+
+    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        return None
+
+    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
+        partitions = sorted({tp.partition for tp in assigned})
+        spec = self.processor.spec
+        topics = [self.processor.topic_of(role) for role in spec.state_roles]
+        async with self.processor.lock:
+            started = time.perf_counter()
+            self.processor.reset()
+            count = await replay(
+                self.settings.kafka_bootstrap, topics, partitions, self.processor.fold
+            )
+            seconds = time.perf_counter() - started
+        self.processor.metrics.replay_duration.labels(spec.name).observe(seconds)
+        self.processor.metrics.replay_events.labels(spec.name).inc(count)
+        log.info("replayed", partitions=partitions, events=count, seconds=round(seconds, 3))
+
+
+def build_app(
+    spec: Spec[Any],
+    settings: RuntimeSettings,
+    *,
+    in_memory: bool = False,
+    registry: CollectorRegistry | None = None,
+) -> ServiceApp:
+    """The service's app. ``in_memory=True`` is for faststream's TestKafkaBroker: events go
+    through the broker, and nothing at startup touches Kafka."""
+    registry = registry if registry is not None else CollectorRegistry()
+    scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
+    broker = KafkaBroker(
+        settings.kafka_bootstrap,
+        client_id=f"holdem-{spec.name}",
+        middlewares=[KafkaPrometheusMiddleware(registry=registry, app_name=f"holdem-{spec.name}")],
+    )
+    topics = settings.topics
+    outbox: Outbox = (
+        BrokerOutbox(broker)
+        if in_memory
+        else TransactionalOutbox(
+            settings.kafka_bootstrap,
+            f"{scope}holdem-{spec.name}-{settings.instance_id}",
+            settings.publish_retries,
+        )
+    )
+    processor: Processor[Any] = Processor(spec, topics, outbox, Metrics(registry))
+    subscriber = broker.subscriber(
+        *(getattr(topics, role) for role in spec.inputs),
+        group_id=f"{scope}holdem-{spec.name}",
+        auto_offset_reset="earliest",
+        isolation_level="read_committed",
+        ack_policy=AckPolicy.NACK_ON_ERROR,
+        listener=None if in_memory else ReplayOnAssign(processor, settings),
+        title=f"holdem-{spec.name}",
+    )
+
+    @subscriber
+    async def on_record(message: KafkaMessage) -> None:
+        record = message.raw_message
+        assert not isinstance(record, tuple)  # one record per call: the subscriber is not batch
+        await processor.handle(record.topic, record.partition, record.offset, message.body)
+
+    app = FastStream(
+        broker,
+        specification=AsyncAPI(title=f"holdem-{spec.name}", version="1.0.0"),
+    )
+    if not in_memory:
+        _add_lifecycle(app, processor, settings, subscriber, registry)
+    return ServiceApp(app, broker, processor)
+
+
+def _add_lifecycle(
+    app: FastStream,
+    processor: Processor[Any],
+    settings: RuntimeSettings,
+    subscriber: Any,
+    registry: CollectorRegistry,
+) -> None:
+    tasks: list[asyncio.Task[None]] = []
+
+    @app.on_startup
+    async def start() -> None:
+        await ensure_topics(settings.kafka_bootstrap, settings.topics, settings.partitions)
+        await processor.outbox.start()
+        if settings.metrics_port:
+            start_http_server(settings.metrics_port, registry=registry)
+
+    @app.after_startup
+    async def start_loops() -> None:
+        tasks.append(
+            asyncio.create_task(_every(processor.spec.tick_interval_s, processor.run_tick))
+        )
+        tasks.append(asyncio.create_task(_every(5.0, lambda: _measure_lag(processor, subscriber))))
+
+    @app.on_shutdown
+    async def stop() -> None:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await processor.outbox.stop()
+
+
+async def _every(seconds: float, action: Any) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        try:
+            await action()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a failed tick is logged; the next one tries again
+            log.exception("periodic task failed")
+
+
+async def _measure_lag(processor: Processor[Any], subscriber: Any) -> None:
+    consumer = getattr(subscriber, "consumer", None)
+    if consumer is None:
+        return
+    for tp in consumer.assignment():
+        high = consumer.highwater(tp)
+        if high is None:
+            continue
+        position = await consumer.position(tp)
+        processor.metrics.lag.labels(processor.spec.name, tp.topic, str(tp.partition)).set(
+            max(high - position, 0)
+        )
+
+
+def run(service: ServiceApp) -> None:
+    """Run until SIGINT/SIGTERM."""
+    asyncio.run(service.app.run())
+
+
+@contextlib.asynccontextmanager
+async def running(service: ServiceApp) -> AsyncIterator[ServiceApp]:
+    """Start the app in this event loop (tests, the demo) and stop it on exit."""
+    await service.app.start()
+    try:
+        yield service
+    finally:
+        await service.app.stop()

@@ -1,0 +1,95 @@
+"""Prometheus metrics of the game (names are a contract with deploy/prometheus and Grafana)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+
+from holdem.core.contracts import (
+    BetRejected,
+    CommandRejected,
+    Message,
+    MessageRejected,
+    RoundVoided,
+    Settled,
+    WalletRejected,
+)
+
+
+class Metrics:
+    """The domain metrics of one process; every service registers the same families."""
+
+    def __init__(self, registry: CollectorRegistry = REGISTRY) -> None:
+        def counter(name: str, doc: str, labels: Iterable[str]) -> Counter:
+            return Counter(name, doc, list(labels), registry=registry)
+
+        self.rounds = counter("holdem_rounds", "Rounds ended, by outcome", ["outcome"])
+        self.wagered = counter(
+            "holdem_wagered_minor", "Stakes settled, minor units", ["bet", "currency"]
+        )
+        self.returned = counter(
+            "holdem_returned_minor", "Returns paid incl. stake, minor units", ["bet", "currency"]
+        )
+        self.voids = counter("holdem_voids", "Rounds voided, by reason", ["reason"])
+        self.rejected = counter("holdem_rejected", "Inputs refused", ["service", "reason"])
+        self.published = counter("holdem_events_published", "Events published", ["service", "type"])
+        self.late_malfunctions = counter(
+            "holdem_malfunction_after_settlement", "Malfunctions for settled rounds", []
+        )
+        self.open_rounds = Gauge(
+            "holdem_open_rounds", "Rounds not yet ended", ["service"], registry=registry
+        )
+        self.latency = Histogram(
+            "holdem_command_latency_seconds",
+            "From an input's occurred_at to its events being published",
+            ["service", "type"],
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=registry,
+        )
+        self.replay_duration = Histogram(
+            "holdem_replay_duration_seconds",
+            "Time to rebuild state from the log",
+            ["service"],
+            buckets=(0.1, 0.5, 1, 2, 5, 10, 30, 60, 120),
+            registry=registry,
+        )
+        self.replay_events = counter(
+            "holdem_replay_events", "Events folded in replays", ["service"]
+        )
+        self.lag = Gauge(
+            "holdem_consumer_lag",
+            "Records behind the partition end",
+            ["service", "topic", "partition"],
+            registry=registry,
+        )
+
+    def observe(
+        self, service: str, cause: Message, events: Iterable[Message], now: datetime
+    ) -> None:
+        """Count what one decision published."""
+        any_event = False
+        for event in events:
+            any_event = True
+            self.published.labels(service, event.type).inc()  # type: ignore[attr-defined]
+            self._observe_domain(service, event)
+        if any_event:
+            seconds = (now - cause.occurred_at).total_seconds()
+            self.latency.labels(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
+
+    def _observe_domain(self, service: str, event: Message) -> None:
+        if isinstance(event, Settled):
+            self.rounds.labels(event.result).inc()
+            for bet, stake, ret in (
+                ("ante", event.ante, event.ante_return),
+                ("call", event.call, event.call_return),
+                ("aa_bonus", event.aa_bonus, event.bonus_return),
+            ):
+                self.wagered.labels(bet, event.currency).inc(stake)
+                self.returned.labels(bet, event.currency).inc(ret)
+        elif isinstance(event, RoundVoided):
+            self.rounds.labels("voided").inc()
+            self.voids.labels(event.reason.split(":")[0][:40]).inc()
+        elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):
+            self.rejected.labels(service, event.reason.value).inc()

@@ -1,0 +1,58 @@
+"""Read topics' partitions from the beginning up to their end offsets (committed data only)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Collection
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+
+async def replay(
+    bootstrap: str,
+    topics: Collection[str],
+    partitions: Collection[int],
+    apply: Callable[[str, bytes], None],
+    *,
+    timeout_s: float = 120.0,
+) -> int:
+    """Feed every committed record of ``topics`` × ``partitions`` to ``apply(topic, value)``,
+    in partition order, stopping at the end offsets taken when the replay starts. Returns the
+    number of records applied."""
+    assignment = [TopicPartition(t, p) for t in topics for p in partitions]
+    if not assignment:
+        return 0
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level="read_committed",
+        auto_offset_reset="earliest",
+    )
+    await consumer.start()
+    try:
+        consumer.assign(assignment)
+        ends = await consumer.end_offsets(assignment)  # read_committed: the last stable offsets
+        pending = {tp for tp in assignment if ends[tp] > 0}
+        if not pending:
+            return 0
+        await consumer.seek_to_beginning(*pending)
+        deadline = time.monotonic() + timeout_s
+        applied = 0
+        while pending:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"replay did not reach the end offsets of {sorted(pending)}")
+            batches = await consumer.getmany(*pending, timeout_ms=200)
+            for tp, records in batches.items():
+                for record in records:
+                    if record.offset < ends[tp] and record.value is not None:
+                        apply(tp.topic, record.value)
+                        applied += 1
+            for tp in list(pending):
+                if await consumer.position(tp) >= ends[tp]:
+                    pending.discard(tp)
+            await asyncio.sleep(0)
+        return applied
+    finally:
+        await consumer.stop()
