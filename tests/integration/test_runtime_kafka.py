@@ -14,7 +14,6 @@ from holdem.runtime.app import build_app, running
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.topics import Topics
 
-
 pytestmark = pytest.mark.kafka
 
 
