@@ -1,0 +1,165 @@
+"""The wallet's state (accounts, house, round stakes, applied keys) and its fold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from holdem.core.contracts import (
+    CallCaptured,
+    CallHeld,
+    CallReleased,
+    FundsDeposited,
+    FundsWithdrawn,
+    Message,
+    Mode,
+    PayoutCredited,
+    StakesRefunded,
+    StakeTaken,
+    WalletRejected,
+)
+from holdem.core.contracts.wallet import WalletEvent
+
+AccountKey: TypeAlias = tuple[str, str, Mode]  # (player_id, currency, mode)
+HouseKey: TypeAlias = tuple[str, Mode]  # (currency, mode)
+PlayerKey: TypeAlias = tuple[str, str]  # (player_id, command_id or idempotency key)
+CallState = Literal["none", "held", "captured", "released"]
+RoundStatus = Literal["open", "paid", "refunded"]
+
+
+@dataclass(slots=True)
+class Account:
+    """A player's money in one currency and mode, in minor units."""
+
+    available: int = 0
+    held: int = 0
+
+
+@dataclass(slots=True)
+class Stake:
+    """What one round took from its player, and where the call amount is now."""
+
+    player_id: str
+    currency: str
+    mode: Mode
+    ante: int
+    aa_bonus: int
+    call_hold: int = 0
+    call: CallState = "none"
+    status: RoundStatus = "open"
+
+    @property
+    def account(self) -> AccountKey:
+        return (self.player_id, self.currency, self.mode)
+
+    @property
+    def taken(self) -> int:
+        """What the house holds of this round's stakes: ante, bonus and a captured call."""
+        return self.ante + self.aa_bonus + (self.call_hold if self.call == "captured" else 0)
+
+
+@dataclass(slots=True)
+class State:
+    """Everything the wallet knows, folded from the wallet topic.
+
+    Mutable on purpose: ``evolve`` updates it in place, since replay folds the whole log and
+    copying every map per event would make replay quadratic. ``decide`` never mutates it.
+    Command ids and idempotency keys are scoped by player: they are client-chosen.
+    """
+
+    accounts: dict[AccountKey, Account] = field(default_factory=dict)
+    house: dict[HouseKey, int] = field(default_factory=dict)
+    rounds: dict[str, Stake] = field(default_factory=dict)
+    open_rounds: dict[str, str] = field(default_factory=dict)  # player_id -> undecided round
+    applied: set[PlayerKey] = field(default_factory=set)
+    commands: dict[PlayerKey, str] = field(default_factory=dict)  # -> fingerprint of the body
+
+    def account(self, key: AccountKey) -> Account:
+        """The account's balances; an account never seen is empty."""
+        return self.accounts.get(key, Account())
+
+    def round_of(self, player_id: str, round_id: str | None) -> Stake | None:
+        """The stake of ``round_id`` if it belongs to ``player_id``, else None."""
+        stake = self.rounds.get(round_id) if round_id is not None else None
+        return stake if stake is not None and stake.player_id == player_id else None
+
+
+def initial_state() -> State:
+    """The state before any event: no accounts, no rounds."""
+    return State()
+
+
+# How each movement changes (available, held, house), per unit of its amount.
+DELTAS: dict[type[WalletEvent], tuple[int, int, int]] = {
+    FundsDeposited: (1, 0, 0),
+    FundsWithdrawn: (-1, 0, 0),
+    StakeTaken: (-1, 0, 1),
+    CallHeld: (-1, 1, 0),
+    CallCaptured: (0, -1, 1),
+    CallReleased: (1, -1, 0),
+    PayoutCredited: (1, 0, -1),
+    StakesRefunded: (1, 0, -1),
+}
+
+
+def evolve(state: State, event: Message) -> State:
+    """Fold one wallet event into ``state``; a key already applied, or another topic's message,
+    changes nothing."""
+    if isinstance(event, WalletRejected):
+        state.commands.setdefault((event.player_id, event.command_id), event.fingerprint or "")
+        return state
+    if (
+        not isinstance(event, WalletEvent)
+        or (event.player_id, event.idempotency_key) in state.applied
+    ):
+        return state
+    state.applied.add((event.player_id, event.idempotency_key))
+    _move(state, event)
+    if event.command_id is not None:
+        state.commands.setdefault((event.player_id, event.command_id), event.fingerprint or "")
+    _track_round(state, event)
+    return state
+
+
+def _move(state: State, event: WalletEvent) -> None:
+    d_available, d_held, d_house = DELTAS[type(event)]
+    key = (event.player_id, event.currency, event.mode)
+    account = state.accounts.setdefault(key, Account())
+    account.available += d_available * event.amount
+    account.held += d_held * event.amount
+    if d_house:
+        house = (event.currency, event.mode)
+        state.house[house] = state.house.get(house, 0) + d_house * event.amount
+
+
+def _track_round(state: State, event: WalletEvent) -> None:
+    round_id = event.round_id
+    if round_id is None:
+        return
+    if isinstance(event, StakeTaken):
+        state.rounds[round_id] = Stake(
+            event.player_id, event.currency, event.mode, event.ante, event.aa_bonus
+        )
+        state.open_rounds[event.player_id] = round_id
+        return
+    stake = state.rounds.get(round_id)
+    if stake is None:
+        return
+    if isinstance(event, CallHeld):
+        stake.call_hold, stake.call = event.amount, "held"
+    elif isinstance(event, CallCaptured):
+        stake.call = "captured"
+    elif isinstance(event, CallReleased):
+        stake.call = "released"
+    elif isinstance(event, PayoutCredited):
+        stake.status = "paid"
+    elif isinstance(event, StakesRefunded):
+        stake.status = "refunded"
+    if stake.call in {"captured", "released"} or stake.status != "open":
+        _close(state, event.player_id, round_id)
+
+
+def _close(state: State, player_id: str, round_id: str) -> None:
+    """The player's round is decided or over: the seat is free for the next one."""
+    if state.open_rounds.get(player_id) == round_id:
+        del state.open_rounds[player_id]

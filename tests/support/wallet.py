@@ -1,0 +1,106 @@
+"""Wallet test vocabulary: a table, its decider, and builders of the messages the wallet reads."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from holdem.core.contracts import Deposit, Mode, PlaceBet, RoundVoided, Settled, Withdraw
+from holdem.core.limits import TableLimits
+from holdem.wallet.decide import Table, bind
+from holdem.wallet.state import State, evolve, initial_state
+from support.deciders import NOW, Decider
+from support.rounds import RoundEvents
+
+TABLE = Table("EUR", TableLimits(ante_min=100, ante_max=100_000, bonus_max=50_000))
+WALLET = Decider[State](initial_state, evolve, bind(TABLE))
+
+
+def _command(model: type[Any], player_id: str, command_id: str | None, **fields: Any) -> Any:
+    return model(
+        event_id=uuid.uuid4().hex,
+        command_id=command_id or uuid.uuid4().hex,
+        player_id=player_id,
+        occurred_at=NOW,
+        **fields,
+    )
+
+
+def deposit(amount: int, player_id: str = "p1", command_id: str | None = None, **kw: Any) -> Any:
+    kw.setdefault("currency", "EUR")
+    return _command(Deposit, player_id, command_id, amount=amount, **kw)
+
+
+def withdraw(amount: int, player_id: str = "p1", command_id: str | None = None, **kw: Any) -> Any:
+    kw.setdefault("currency", "EUR")
+    return _command(Withdraw, player_id, command_id, amount=amount, **kw)
+
+
+def place_bet(
+    round_id: str = "r1",
+    ante: int = 1_000,
+    aa_bonus: int = 0,
+    player_id: str = "p1",
+    command_id: str | None = None,
+    **kw: Any,
+) -> PlaceBet:
+    kw.setdefault("currency", "EUR")
+    command: PlaceBet = _command(
+        PlaceBet, player_id, command_id, round_id=round_id, ante=ante, aa_bonus=aa_bonus, **kw
+    )
+    return command
+
+
+def round_events(round_id: str = "r1", player_id: str = "p1") -> RoundEvents:
+    """The dealer's events of a round (Called, Folded); their stakes are the wallet's business."""
+    return RoundEvents(player_id=player_id, round_id=round_id)
+
+
+def settled(
+    total_return: int,
+    round_id: str = "r1",
+    player_id: str = "p1",
+    decision: str = "call",
+    **kw: Any,
+) -> Settled:
+    fields: dict[str, Any] = {
+        "event_id": f"{player_id}.{round_id}.settled",
+        "player_id": player_id,
+        "round_id": round_id,
+        "occurred_at": NOW,
+        "currency": "EUR",
+        "mode": Mode.REAL,
+        "decision": decision,
+        "result": "win" if total_return else ("fold" if decision == "fold" else "lose"),
+        "dealer_qualifies": True,
+        "ante": 0,
+        "aa_bonus": 0,
+        "call": 0,
+        "ante_return": total_return,
+        "call_return": 0,
+        "bonus_return": 0,
+        "total_return": total_return,
+        "player_category": "pair",
+        "dealer_category": "pair",
+        "bonus_category": "pair",
+        "bonus_class": "none",
+    }
+    return Settled(**{**fields, **kw})
+
+
+def voided(round_id: str = "r1", player_id: str = "p1", **kw: Any) -> RoundVoided:
+    fields: dict[str, Any] = {
+        "event_id": f"{player_id}.{round_id}.voided",
+        "player_id": player_id,
+        "round_id": round_id,
+        "occurred_at": NOW,
+        "malfunction_id": f"{player_id}.{round_id}.m1",
+        "reason": "watchdog: stuck round",
+    }
+    return RoundVoided(**{**fields, **kw})
+
+
+def balances(state: State, player_id: str = "p1", currency: str = "EUR", mode: Mode = Mode.REAL):
+    """(available, held) of one account."""
+    account = state.account((player_id, currency, mode))
+    return account.available, account.held

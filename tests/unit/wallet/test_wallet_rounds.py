@@ -1,0 +1,158 @@
+"""The money side of a round: capture, release, payout and refund, each once and only if due."""
+
+from __future__ import annotations
+
+from support.deciders import types_of
+from support.wallet import WALLET, balances, deposit, place_bet, round_events, settled, voided
+
+from holdem.core.contracts import Call, Fold, Message, Mode, VoidRound
+from holdem.wallet.state import State
+
+ROUND = round_events("r1")
+HOUSE = ("EUR", Mode.REAL)
+
+
+def bet_placed(ante: int = 1_000, aa_bonus: int = 500, funds: int = 10_000) -> State:
+    """p1 deposited ``funds`` and bet on r1: 10 000 - 1 500 stake - 2 000 hold."""
+    state, _ = WALLET.when(WALLET.given([]), deposit(funds))
+    state, _ = WALLET.when(state, place_bet("r1", ante=ante, aa_bonus=aa_bonus))
+    return state
+
+
+def after(state: State, *messages: Message) -> State:
+    for message in messages:
+        state, _ = WALLET.when(state, message)
+    return state
+
+
+def test_a_call_captures_the_held_amount() -> None:
+    state, events = WALLET.when(bet_placed(), ROUND.called())
+
+    assert types_of(events) == ["wallet.call_captured"]
+    assert (events[0].idempotency_key, events[0].amount) == ("capture:r1", 2_000)
+    assert (events[0].available, events[0].held) == (6_500, 0)
+    assert balances(state) == (6_500, 0)
+    assert state.house[HOUSE] == 3_500
+
+
+def test_a_fold_releases_the_held_amount() -> None:
+    state, events = WALLET.when(bet_placed(), ROUND.folded())
+
+    assert types_of(events) == ["wallet.call_released"]
+    assert events[0].idempotency_key == "release:r1"
+    assert balances(state) == (8_500, 0)
+    assert state.house[HOUSE] == 1_500
+
+
+def test_a_settlement_credits_the_total_return() -> None:
+    state, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(7_000))
+
+    assert types_of(events) == ["wallet.payout_credited"]
+    assert (events[0].idempotency_key, events[0].amount, events[0].available) == (
+        "payout:r1",
+        7_000,
+        13_500,
+    )
+    assert state.house[HOUSE] == -3_500
+
+
+def test_a_losing_settlement_moves_no_money() -> None:
+    _, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(0))
+
+    assert events == []
+
+
+def test_a_settlement_for_a_round_the_wallet_does_not_know_is_ignored() -> None:
+    _, events = WALLET.when(bet_placed(), settled(7_000, round_id="r-unknown"))
+
+    assert events == []
+
+
+def test_a_settlement_for_another_players_round_is_ignored() -> None:
+    _, events = WALLET.when(bet_placed(), settled(7_000, player_id="p2"))
+
+    assert events == []
+
+
+def test_a_settlement_whose_decision_was_never_seen_resolves_the_call_first() -> None:
+    state, events = WALLET.when(bet_placed(), settled(7_000, decision="call"))
+
+    assert types_of(events) == ["wallet.call_captured", "wallet.payout_credited"]
+    assert balances(state) == (13_500, 0)
+
+
+def test_a_void_before_the_decision_refunds_the_stakes_and_releases_the_call() -> None:
+    state, events = WALLET.when(bet_placed(), voided())
+
+    assert types_of(events) == ["wallet.call_released", "wallet.stakes_refunded"]
+    assert (events[1].idempotency_key, events[1].amount) == ("refund:r1", 1_500)
+    assert balances(state) == (10_000, 0)
+    assert state.house[HOUSE] == 0
+
+
+def test_a_void_after_the_call_was_captured_refunds_the_call_too() -> None:
+    state, events = WALLET.when(after(bet_placed(), ROUND.called()), voided())
+
+    assert types_of(events) == ["wallet.stakes_refunded"]
+    assert events[0].amount == 3_500
+    assert balances(state) == (10_000, 0)
+    assert state.house[HOUSE] == 0
+
+
+def test_a_void_after_a_fold_refunds_ante_and_bonus() -> None:
+    state, events = WALLET.when(after(bet_placed(), ROUND.folded()), voided())
+
+    assert types_of(events) == ["wallet.stakes_refunded"]
+    assert events[0].amount == 1_500
+    assert balances(state) == (10_000, 0)
+
+
+def test_a_void_after_the_payout_does_nothing() -> None:
+    state = after(bet_placed(), ROUND.called(), settled(7_000))
+    _, events = WALLET.when(state, voided())
+
+    assert events == []
+
+
+def test_a_settlement_after_the_refund_does_nothing() -> None:
+    state = after(bet_placed(), ROUND.called(), voided())
+    _, events = WALLET.when(state, settled(7_000))
+
+    assert events == []
+
+
+def test_every_round_event_delivered_twice_acts_only_once() -> None:
+    for second_time in (ROUND.called(), ROUND.folded(), settled(7_000), voided()):
+        state = after(bet_placed(), ROUND.called(), settled(7_000), voided())
+        _, events = WALLET.when(state, second_time)
+        assert events == [], second_time.type
+
+
+def test_a_duplicated_void_refunds_once() -> None:
+    state, first = WALLET.when(bet_placed(), voided())
+    _, again = WALLET.when(state, voided(event_id="another-void-event"))
+
+    assert first and again == []
+
+
+def test_round_events_the_wallet_has_no_part_in_are_ignored() -> None:
+    for message in (ROUND.bet_placed(), ROUND.dealt(), ROUND.malfunction()):
+        _, events = WALLET.when(bet_placed(), message)
+        assert events == [], message.type
+
+
+def test_the_dealers_commands_are_ignored() -> None:
+    for model in (Call, Fold, VoidRound):
+        command = model(
+            event_id="e1", command_id="c1", player_id="p1", round_id="r1", occurred_at=ROUND.at
+        )
+        _, events = WALLET.when(bet_placed(), command)
+        assert events == [], model.__name__
+
+
+def test_the_ledger_folds_each_idempotency_key_once() -> None:
+    state, events = WALLET.when(bet_placed(), ROUND.called())
+    refolded = WALLET.evolve(state, events[0])
+
+    assert refolded.house[HOUSE] == 3_500
+    assert balances(refolded) == (6_500, 0)
