@@ -96,6 +96,7 @@ class SettlementState:
     rounds: dict[RoundKey, RoundState] = field(default_factory=dict)
     history: dict[str, tuple[HistoryEntry, ...]] = field(default_factory=dict)
     history_limit: int = HISTORY_LIMIT
+    open_rounds: int = 0  # rounds not yet ended, kept here so the gauge costs O(1)
 
     def round(self, player_id: str, round_id: str) -> RoundState | None:
         return self.rounds.get((player_id, round_id))
@@ -123,7 +124,10 @@ def evolve(state: SettlementState, event: object) -> SettlementState:
     updated = _apply(current, event)
     if updated is current:
         return state
+    if key not in state.rounds:
+        state.open_rounds += 1
     if isinstance(event, Settled | RoundVoided):
+        state.open_rounds -= 1
         _remember(state, current, event)
         # Cards and deck are no longer needed once the round has ended; the status is.
         updated = RoundState(current.round_id, current.player_id, status=updated.status)

@@ -1,0 +1,133 @@
+"""The settlement service on the in-memory broker: rounds in, one Settled or RoundVoided out."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+from faststream.kafka import TestKafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from prometheus_client import CollectorRegistry
+from support.memory import DeferredOutbox, defer_publishing
+from support.rounds import RoundEvents
+
+from holdem.core.contracts import ContractError, Message, RoundVoided, Settled, dump, parse
+from holdem.runtime.app import ServiceApp
+from holdem.settlement.app import create_app
+from holdem.settlement.settings import SettlementSettings
+
+ROUND = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h: ante 10 + call 20 + bonus 5 return 80
+
+
+@dataclass
+class Harness:
+    service: ServiceApp
+    broker: TestKafkaBroker
+    outbox: DeferredOutbox
+    registry: CollectorRegistry
+    rounds: list[Message] = field(default_factory=list)
+    fed: set[str] = field(default_factory=set)
+
+    async def feed(self, *events: Message) -> None:
+        """Publish events on the rounds topic as wallet and dealer would, then deliver outputs."""
+        topic = self.service.processor.topics.rounds
+        for event in events:
+            self.fed.add(event.event_id)
+            await self.broker.publish(dump(event), topic, key=event.player_id.encode())
+            await self.outbox.pump()
+
+    def published(self) -> list[Message]:
+        """What settlement itself put on the rounds topic (events it did not receive from us)."""
+        return [e for e in self.rounds if e.event_id not in self.fed]
+
+    def metric(self, name: str, **labels: str) -> float:
+        return self.registry.get_sample_value(name, labels) or 0.0
+
+
+@pytest.fixture
+async def settlement() -> AsyncIterator[Harness]:
+    registry = CollectorRegistry()
+    settings = SettlementSettings(topic_prefix="t1", metrics_port=0)
+    service = create_app(settings, in_memory=True, registry=registry)
+    outbox = defer_publishing(service)
+    rounds: list[Message] = []
+
+    @service.broker.subscriber(service.processor.topics.rounds, group_id="observer")
+    async def on_round(message: KafkaMessage) -> None:
+        with contextlib.suppress(ContractError):  # the unreadable-record test sends one
+            rounds.append(parse("rounds", message.body))
+
+    async with TestKafkaBroker(service.broker) as broker:
+        yield Harness(service, broker, outbox, registry, rounds)
+
+
+async def test_a_called_round_is_settled_once_on_the_prefixed_rounds_topic(
+    settlement: Harness,
+) -> None:
+    await settlement.feed(*ROUND.played())
+
+    [settled] = settlement.published()
+    assert isinstance(settled, Settled)
+    assert (settled.result, settled.total_return) == ("win", 80)
+    assert settlement.service.processor.topics.rounds == "t1.holdem.rounds"
+    assert settlement.service.processor.state.round("p1", "r1").status == "settled"
+    assert settlement.metric("holdem_rounds_total", outcome="win") == 1
+    assert settlement.metric("holdem_returned_minor_total", bet="aa_bonus", currency="EUR") == 40
+    assert settlement.metric("holdem_open_rounds", service="settlement") == 0
+
+
+async def test_a_redelivered_decision_is_not_settled_twice(settlement: Harness) -> None:
+    await settlement.feed(*ROUND.played(), ROUND.called(), ROUND.called())
+
+    assert [e.type for e in settlement.published()] == ["round.settled"]
+    assert settlement.metric("holdem_rejected_total", service="settlement", reason="malformed") == 0
+
+
+async def test_a_round_with_a_malfunction_before_the_decision_is_voided_not_settled(
+    settlement: Harness,
+) -> None:
+    await settlement.feed(ROUND.bet_placed(), ROUND.dealt(), ROUND.malfunction("m1"))
+    assert settlement.published() == []  # undecided: the dealer's to void
+
+    await settlement.feed(ROUND.called())
+    [voided] = settlement.published()
+    assert isinstance(voided, RoundVoided)
+    assert voided.malfunction_id == ROUND.malfunction("m1").event_id
+
+
+async def test_a_malfunction_after_settlement_is_only_counted(settlement: Harness) -> None:
+    await settlement.feed(*ROUND.played(), ROUND.malfunction("late"))
+
+    assert [e.type for e in settlement.published()] == ["round.settled"]
+    assert settlement.metric("holdem_rejected_total", service="settlement", reason="malformed") == 0
+    assert settlement.metric("holdem_malfunction_after_settlement_total") == 1
+
+
+async def test_a_deck_that_does_not_verify_gets_a_malfunction_and_a_void(
+    settlement: Harness,
+) -> None:
+    other_salt = ROUND.called(salt="cd" * 32)
+    await settlement.feed(ROUND.bet_placed(), ROUND.dealt(), other_salt)
+
+    assert [e.type for e in settlement.published()] == ["round.malfunction", "round.voided"]
+    assert settlement.service.processor.state.round("p1", "r1").status == "voided"
+    assert settlement.metric("holdem_rounds_total", outcome="voided") == 1
+
+
+async def test_an_open_round_shows_in_the_open_rounds_gauge(settlement: Harness) -> None:
+    await settlement.feed(ROUND.bet_placed(), ROUND.dealt())
+
+    assert settlement.metric("holdem_open_rounds", service="settlement") == 1
+
+
+async def test_an_unreadable_rounds_record_is_skipped_without_blocking_the_next(
+    settlement: Harness,
+) -> None:
+    topic = settlement.service.processor.topics.rounds
+    await settlement.broker.publish(b"{not json", topic, key=b"p1")
+    await settlement.feed(*ROUND.played())
+
+    assert [e.type for e in settlement.published()] == ["round.settled"]
+    assert settlement.metric("holdem_rejected_total", service="settlement", reason="malformed") == 0

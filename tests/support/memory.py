@@ -1,0 +1,52 @@
+"""In-memory service runs: an outbox that delivers a decision's events after its handler returns."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+
+from faststream.kafka import KafkaBroker
+
+from holdem.runtime.app import ServiceApp
+
+Record = tuple[str, str, bytes]  # topic, key, value: holdem.runtime.outbox.Record
+
+
+class DeferredOutbox:
+    """Queues published records until ``pump()``.
+
+    TestKafkaBroker runs subscribers inside ``publish``: a service that reads a topic it also
+    writes (wallet, settlement: rounds) would re-enter its handler while the processor's lock is
+    held and wait forever. Queueing restores Kafka's order: an event is handled after its cause.
+    """
+
+    def __init__(self, broker: KafkaBroker) -> None:
+        self._broker = broker
+        self._queue: deque[Record] = deque()
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    async def send(self, records: Sequence[Record]) -> None:
+        self._queue.extend(records)
+
+    async def pump(self, limit: int = 10_000) -> int:
+        """Deliver queued records (and what they cause) until none is left; returns how many."""
+        delivered = 0
+        while self._queue:
+            if delivered >= limit:
+                raise RuntimeError(f"still publishing after {limit} records: a feedback loop?")
+            topic, key, value = self._queue.popleft()
+            await self._broker.publish(value, topic, key=key.encode())
+            delivered += 1
+        return delivered
+
+
+def defer_publishing(service: ServiceApp) -> DeferredOutbox:
+    """Swap the in-memory service's outbox for a DeferredOutbox and return it."""
+    outbox = DeferredOutbox(service.broker)
+    service.processor.outbox = outbox
+    return outbox
