@@ -1,0 +1,49 @@
+"""The wallet service: its decider wired into the shared runtime, and its entry point."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry
+
+from holdem.runtime.app import ServiceApp, build_app, run
+from holdem.runtime.logging import configure_logging
+from holdem.runtime.processor import Spec
+from holdem.wallet.decide import Table, bind
+from holdem.wallet.settings import WalletSettings
+from holdem.wallet.state import State, evolve, initial_state
+
+NAME = "wallet"
+OWNED_COMMANDS = frozenset({"command.place_bet", "command.deposit", "command.withdraw"})
+
+
+def wallet_spec(table: Table) -> Spec[State]:
+    """The wallet as the runtime sees it: reads commands and rounds, folds its own ledger."""
+    return Spec[State](
+        name=NAME,
+        initial_state=initial_state,
+        evolve=evolve,
+        decide=bind(table),
+        inputs=("commands", "rounds"),
+        state_roles=("wallet",),
+        commands=OWNED_COMMANDS,
+        # The design makes the wallet the one that reports commands nobody owns (unknown types).
+        rejects_unreadable=frozenset({"commands"}),
+        open_rounds=lambda state: len(state.open_rounds),
+    )
+
+
+def create_app(
+    settings: WalletSettings,
+    *,
+    in_memory: bool = False,
+    registry: CollectorRegistry | None = None,
+) -> ServiceApp:
+    """The wallet's faststream app; ``in_memory=True`` for TestKafkaBroker."""
+    spec = wallet_spec(settings.table)
+    return build_app(spec, settings, in_memory=in_memory, registry=registry)
+
+
+def main() -> None:
+    """``holdem-wallet``: run the service until SIGINT/SIGTERM, serving /metrics."""
+    settings = WalletSettings()
+    configure_logging(NAME, settings.log_level)
+    run(create_app(settings))

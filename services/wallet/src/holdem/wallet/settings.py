@@ -1,0 +1,40 @@
+"""The wallet's settings: the shared runtime's, plus the table it takes bets for (HOLDEM_*)."""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from holdem.core.limits import TableLimits
+from holdem.runtime.settings import RuntimeSettings
+from holdem.wallet.decide import Table
+
+
+class WalletSettings(RuntimeSettings):
+    """Read from the environment when instantiated, e.g. ``HOLDEM_TABLE_ANTE_MAX=50000``."""
+
+    metrics_port: int = Field(
+        default=9102, ge=0, le=65535, description="Port of the /metrics endpoint; 0 = off"
+    )
+    table_currency: str = Field(
+        default="EUR", pattern=r"^[A-Z]{3}$", description="ISO 4217 currency the table plays in"
+    )
+    table_ante_min: int = Field(
+        default=100, ge=1, description="Smallest ante accepted, minor units; below it is rejected"
+    )
+    table_ante_max: int = Field(
+        default=100_000, ge=1, description="Largest ante, minor units; above it is auto-adjusted"
+    )
+    table_bonus_max: int = Field(
+        default=50_000, ge=0, description="Largest AA Bonus, minor units; above it is auto-adjusted"
+    )
+
+    @model_validator(mode="after")
+    def _limits_are_consistent(self) -> WalletSettings:
+        _ = self.table  # TableLimits refuses min > max: fail at start-up, not at the first bet
+        return self
+
+    @property
+    def table(self) -> Table:
+        """The table as the decider sees it."""
+        limits = TableLimits(self.table_ante_min, self.table_ante_max, self.table_bonus_max)
+        return Table(self.table_currency, limits)

@@ -1,0 +1,140 @@
+"""The wallet service on faststream's in-memory broker: commands and round events in, money out."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from faststream.kafka import TestKafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from support.memory import DeferredOutbox, defer_publishing
+from support.wallet import balances, deposit, place_bet, round_events, settled, voided
+
+from holdem.core.contracts import Message, Reason, dump, parse
+from holdem.runtime.app import ServiceApp
+from holdem.wallet.app import create_app
+from holdem.wallet.settings import WalletSettings
+from holdem.wallet.state import initial_state
+
+
+@dataclass
+class Wallet:
+    """A running in-memory wallet and what it published, per topic role."""
+
+    service: ServiceApp
+    outbox: DeferredOutbox
+    broker: Any = None
+    seen: dict[str, list[bytes]] = field(default_factory=dict)
+
+    async def send(self, role: str, message: Message | bytes) -> None:
+        raw = message if isinstance(message, bytes) else dump(message)
+        topic = self.service.processor.topic_of(role)
+        await self.broker.publish(raw, topic, key=b"p1")
+        await self.outbox.pump()
+
+    def types(self, role: str) -> list[str]:
+        return [parse(role, raw).type for raw in self.seen[role]]
+
+
+@asynccontextmanager
+async def wallet() -> AsyncIterator[Wallet]:
+    service = create_app(WalletSettings(), in_memory=True)
+    running = Wallet(service, defer_publishing(service))
+    for role in ("wallet", "rounds", "rejected"):
+        sink: list[bytes] = running.seen.setdefault(role, [])
+        topic = service.processor.topic_of(role)
+        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
+    async with TestKafkaBroker(service.broker) as broker:
+        running.broker = broker
+        yield running
+
+
+def _recorder(sink: list[bytes]) -> Any:
+    async def record(message: KafkaMessage) -> None:
+        sink.append(message.body)
+
+    return record
+
+
+async def test_a_bet_is_placed_on_the_round_log_and_its_money_moved_in_the_ledger() -> None:
+    async with wallet() as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+
+    assert w.types("wallet") == ["wallet.deposited", "wallet.stake_taken", "wallet.call_held"]
+    assert w.types("rounds") == ["round.bet_placed"]
+    assert balances(w.service.processor.state) == (6_500, 2_000)
+
+
+async def test_a_called_and_settled_round_captures_the_call_and_credits_the_return() -> None:
+    async with wallet() as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", round_events("r1").called())
+        await w.send("rounds", settled(7_000))
+        await w.send("rounds", settled(7_000))  # redelivered
+
+    assert w.types("wallet")[3:] == ["wallet.call_captured", "wallet.payout_credited"]
+    assert balances(w.service.processor.state) == (13_500, 0)
+
+
+async def test_a_voided_round_is_refunded_once() -> None:
+    async with wallet() as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", voided())
+        await w.send("rounds", voided())
+
+    assert w.types("wallet")[3:] == ["wallet.call_released", "wallet.stakes_refunded"]
+    assert balances(w.service.processor.state) == (10_000, 0)
+
+
+async def test_a_resent_command_publishes_nothing_new() -> None:
+    bet = place_bet("r1", command_id="b1")
+    async with wallet() as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", bet)
+        await w.send("commands", bet.model_copy(update={"event_id": "resent-b1"}))
+
+    assert w.types("rounds") == ["round.bet_placed"]
+    assert len(w.seen["wallet"]) == 3
+
+
+async def test_a_refused_bet_is_reported_on_the_round_and_remembered_in_the_ledger() -> None:
+    async with wallet() as w:
+        await w.send("commands", place_bet("r1", ante=1_000))
+
+    [rejected] = [parse("rounds", raw) for raw in w.seen["rounds"]]
+    assert (rejected.type, rejected.reason, rejected.round_id) == (
+        "round.bet_rejected",
+        Reason.INSUFFICIENT_FUNDS,
+        "r1",
+    )
+    assert w.types("wallet") == ["wallet.rejected"]
+
+
+async def test_unreadable_commands_of_unknown_or_wallet_types_are_rejected_by_the_wallet() -> None:
+    async with wallet() as w:
+        await w.send("commands", b'{"type": "command.teleport", "player_id": "p1"}')
+        await w.send("commands", b'{"type": "command.deposit", "player_id": "p1"}')
+        await w.send("commands", b'{"type": "command.call", "player_id": "p1"}')  # the dealer's
+
+    reasons = [parse("rejected", raw).reason for raw in w.seen["rejected"]]
+    assert reasons == [Reason.UNKNOWN_TYPE, Reason.INVALID]
+
+
+async def test_replaying_the_published_ledger_rebuilds_the_live_state() -> None:
+    async with wallet() as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", round_events("r1").folded())
+        await w.send("commands", place_bet("r2", ante=100_000))
+
+    processor = w.service.processor
+    live = processor.state
+    processor.state = initial_state()
+    for raw in w.seen["wallet"]:
+        processor.fold(processor.topic_of("wallet"), raw)
+    assert processor.state == live
