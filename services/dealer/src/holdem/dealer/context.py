@@ -1,0 +1,63 @@
+"""What the dealer's decider is handed from outside: the table's timing rules, a deck, a tick."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from holdem.core.decider import Context
+
+# A fresh shuffled deck (52 card codes in deal order) and the salt of its commitment.
+DeckSource = Callable[[], tuple[Sequence[int], bytes]]
+
+_DERIVED = uuid.UUID("0b9d7a52-2f0e-4b8e-9d67-6a3f1c2e8d41")
+
+
+class TimeoutPolicy(StrEnum):
+    """How the table completes a round whose player did not decide in time."""
+
+    FOLD = "fold"
+    CALL = "call"
+    OPTIMAL = "optimal"  # the decision with the higher expected value
+
+
+@dataclass(frozen=True)
+class Table:
+    """The table's timing rules (from the settings)."""
+
+    decision_timeout: timedelta = timedelta(seconds=30)
+    timeout_policy: TimeoutPolicy = TimeoutPolicy.FOLD
+    stuck_after: timedelta = timedelta(seconds=10)
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Internal input, not a Kafka message: the runtime's periodic call, carrying the time."""
+
+    now: datetime
+
+
+def no_deck_source() -> tuple[Sequence[int], bytes]:
+    """The default: deciding to deal without a deck source is a wiring error, not a shuffle."""
+    raise RuntimeError("DealerContext.new_deck is not set: the handler must supply the deck")
+
+
+@dataclass
+class DealerContext(Context):
+    """The shared Context plus the table rules and the handler's deck source.
+
+    ``new_deck`` is called only when a round is dealt, so the CSPRNG runs once per round; the
+    decider stays pure because the randomness is the handler's, handed in like the clock.
+    """
+
+    table: Table = field(default_factory=Table)
+    new_deck: DeckSource = no_deck_source
+
+    def derived(self, cause: str, correlation_id: str | None) -> DealerContext:
+        """A context whose event ids derive from ``cause`` (e.g. ``"timeout/r1"``), not from
+        the tick that noticed it: the same decision on a later tick gets the same ids."""
+        cause_id = str(uuid.uuid5(_DERIVED, cause))
+        return replace(self, cause_id=cause_id, correlation_id=correlation_id, _issued=0)

@@ -1,0 +1,114 @@
+"""The dealer's decider: deal on BetPlaced, reveal on Call/Fold, void on Malfunction, time out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from holdem.core.contracts import BetPlaced, Call, Fold, Malfunction, Message, Reason, VoidRound
+from holdem.core.decider import Context
+from holdem.dealer.context import DealerContext, DeckSource, Table, Tick, no_deck_source
+from holdem.dealer.events import Decision, dealt, malfunction, rejected, reveal, seal_and_deal, void
+from holdem.dealer.state import CLOSED, DECIDED, UNDECIDED, DealerState, Phase, Round, evolve
+from holdem.dealer.timers import on_tick
+
+
+def decide(state: DealerState, message: Any, ctx: DealerContext) -> list[Message]:
+    """The events that answer ``message`` given ``state`` (which already reflects it, if it is
+    an event of a state role). Returns [] for anything already answered: inputs are redelivered.
+    """
+    if isinstance(message, Tick):
+        return on_tick(state, message.now, ctx)
+    handler = _HANDLERS.get(type(message))
+    return [] if handler is None else handler(state, message, ctx)
+
+
+def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> list[Message]:
+    # Folding again is a no-op when the runtime already folded it, and makes decide whole alone.
+    r = evolve(state, event).get(event.round_id)
+    if r is None or r.phase is not Phase.BET_PLACED or r.player_id != event.player_id:
+        return []  # already dealt or closed, or a round id another player's bet already holds
+    if r.malfunction_id is not None:  # the round broke before its bet arrived: never deal it
+        return [void(r, ctx, r.malfunction_id, r.malfunction_reason)]
+    if r.deck:  # sealed but not dealt (a partial publish): deal the sealed deck, never reshuffle
+        return [dealt(r, r.deck, r.commitment, ctx)]
+    return seal_and_deal(r, ctx)
+
+
+def _on_decision(state: DealerState, command: Call | Fold, ctx: DealerContext) -> list[Message]:
+    r = state.get(command.round_id)
+    if r is not None and r.has_answered(command.player_id, command.command_id):
+        return []
+    refusal = _refusal(r, command)
+    if refusal is not None:
+        return [rejected(command, *refusal, ctx)]
+    assert r is not None  # _refusal refuses unknown rounds
+    decision: Decision = "call" if isinstance(command, Call) else "fold"
+    return reveal(r, decision, ctx, auto=False, command_id=command.command_id)
+
+
+def _refusal(r: Round | None, command: Call | Fold | VoidRound) -> tuple[Reason, str] | None:
+    """Why ``command`` cannot act on round ``r``, most fundamental reason first."""
+    if r is None or r.phase is None:
+        return Reason.UNKNOWN_ROUND, f"no round {command.round_id}"
+    if r.player_id != command.player_id:
+        return Reason.NOT_YOUR_ROUND, "the round belongs to another player"
+    if r.phase in CLOSED:
+        return Reason.ROUND_CLOSED, f"the round is {r.phase.value}"
+    if isinstance(command, VoidRound):
+        return None
+    if r.phase in DECIDED:
+        return Reason.ALREADY_DECIDED, f"the round is already {r.phase.value}"
+    if r.malfunction_id is not None:  # voiding it is under way; a decision would race the void
+        return Reason.ROUND_CLOSED, "the round has a malfunction"
+    if r.phase is Phase.BET_PLACED:
+        return Reason.OUT_OF_ORDER, "the cards are not dealt yet"
+    return None
+
+
+def _on_void(state: DealerState, command: VoidRound, ctx: DealerContext) -> list[Message]:
+    r = state.get(command.round_id)
+    if r is not None and r.has_answered(command.player_id, command.command_id):
+        return []
+    refusal = _refusal(r, command)
+    if refusal is not None:
+        return [rejected(command, *refusal, ctx)]
+    assert r is not None
+    # For a decided round this is only the Malfunction: settlement owns it and voids it.
+    return malfunction(r, ctx, "operator", command.reason, command.command_id)
+
+
+def _on_malfunction(state: DealerState, event: Malfunction, ctx: DealerContext) -> list[Message]:
+    r = evolve(state, event).get(event.round_id)
+    # Unknown: remembered, voided if its bet ever arrives. Decided: settlement's. Closed: done.
+    if r is None or r.phase not in UNDECIDED or r.malfunction_id is None:
+        return []
+    return [void(r, ctx, r.malfunction_id, r.malfunction_reason)]
+
+
+_HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]] = {
+    BetPlaced: _on_bet_placed,
+    Call: _on_decision,
+    Fold: _on_decision,
+    VoidRound: _on_void,
+    Malfunction: _on_malfunction,
+}
+
+
+def bind(
+    table: Table, new_deck: DeckSource = no_deck_source
+) -> Callable[[DealerState, Any, Context], list[Message]]:
+    """``decide`` for one table, taking the runtime's plain Context (the Spec's signature)."""
+
+    def decide_at_table(state: DealerState, message: Any, ctx: Context) -> list[Message]:
+        if not isinstance(ctx, DealerContext):
+            ctx = DealerContext(
+                now=ctx.now,
+                cause_id=ctx.cause_id,
+                correlation_id=ctx.correlation_id,
+                table=table,
+                new_deck=new_deck,
+            )
+        return decide(state, message, ctx)
+
+    return decide_at_table

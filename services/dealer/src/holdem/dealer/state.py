@@ -1,0 +1,206 @@
+"""The dealer's state: every round it knows, folded from the rounds and vault topics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from holdem.core.contracts import (
+    BetPlaced,
+    Called,
+    CommandRejected,
+    Dealt,
+    DeckSealed,
+    Folded,
+    Malfunction,
+    Mode,
+    RoundVoided,
+    Settled,
+)
+from holdem.dealer.pmap import PMap
+
+
+class Phase(StrEnum):
+    BET_PLACED = "bet_placed"
+    DEALT = "dealt"
+    CALLED = "called"
+    FOLDED = "folded"
+    VOIDED = "voided"
+    SETTLED = "settled"
+
+
+# How far a round has come; evolve only moves forward, so an echo of an older event is a no-op.
+_RANK: dict[Phase | None, int] = {
+    None: 0,
+    Phase.BET_PLACED: 1,
+    Phase.DEALT: 2,
+    Phase.CALLED: 3,
+    Phase.FOLDED: 3,
+    Phase.VOIDED: 4,
+    Phase.SETTLED: 4,
+}
+UNDECIDED = frozenset({Phase.BET_PLACED, Phase.DEALT})
+DECIDED = frozenset({Phase.CALLED, Phase.FOLDED})
+CLOSED = frozenset({Phase.VOIDED, Phase.SETTLED})
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One round as the dealer sees it. ``phase is None``: referenced (a malfunction, a rejected
+    command) before its BetPlaced was seen; such a round is unknown to players."""
+
+    round_id: str
+    player_id: str
+    phase: Phase | None = None
+    correlation_id: str | None = None
+    currency: str = ""
+    mode: Mode = Mode.REAL
+    ante: int = 0
+    aa_bonus: int = 0
+    placed_at: datetime | None = None
+    dealt_at: datetime | None = None
+    decided_at: datetime | None = None
+    # The vault's sealed deck (card texts in deal order) and salt; dropped once revealed.
+    deck: tuple[str, ...] = ()
+    salt: str = ""
+    commitment: str = ""
+    malfunction_id: str | None = None  # the first Malfunction seen for the round
+    malfunction_reason: str = ""
+    # (player_id, command_id) of the commands already decided, rejected or voided: command ids
+    # are the clients', so two players may pick the same one.
+    answered: frozenset[tuple[str, str]] = frozenset()
+
+    def answer(self, player_id: str, command_id: str | None) -> Round:
+        if command_id is None or (player_id, command_id) in self.answered:
+            return self
+        return replace(self, answered=self.answered | {(player_id, command_id)})
+
+    def has_answered(self, player_id: str, command_id: str) -> bool:
+        return (player_id, command_id) in self.answered
+
+
+@dataclass(frozen=True)
+class DealerState:
+    """All rounds by id, and the ids of the open ones (the only ones a tick has to look at)."""
+
+    rounds: PMap[str, Round] = field(default_factory=PMap)
+    open: frozenset[str] = frozenset()
+
+    def get(self, round_id: str | None) -> Round | None:
+        return None if round_id is None else self.rounds.get(round_id)
+
+    def put(self, round_: Round) -> DealerState:
+        is_open = round_.phase is not None and round_.phase not in CLOSED
+        ids = self.open | {round_.round_id} if is_open else self.open - {round_.round_id}
+        return DealerState(self.rounds.set(round_.round_id, round_), ids)
+
+
+def initial_state() -> DealerState:
+    return DealerState()
+
+
+def _bet_placed(r: Round, e: BetPlaced) -> Round:
+    if r.phase is not None:
+        return r
+    return replace(
+        r,
+        player_id=e.player_id,
+        phase=Phase.BET_PLACED,
+        correlation_id=e.correlation_id,
+        currency=e.currency,
+        mode=e.mode,
+        ante=e.ante,
+        aa_bonus=e.aa_bonus,
+        placed_at=e.occurred_at,
+    )
+
+
+def _deck_sealed(r: Round, e: DeckSealed) -> Round:
+    # The vault may be replayed after the rounds topic: a deck for a decided round stays out.
+    if r.deck or _RANK[r.phase] > _RANK[Phase.DEALT]:
+        return r
+    return replace(r, deck=e.deck, salt=e.salt, commitment=e.commitment)
+
+
+def _dealt(r: Round, e: Dealt) -> Round:
+    if _RANK[r.phase] >= _RANK[Phase.DEALT]:
+        return r
+    return replace(
+        r,
+        player_id=e.player_id,
+        phase=Phase.DEALT,
+        correlation_id=r.correlation_id or e.correlation_id,
+        currency=e.currency,
+        mode=e.mode,
+        ante=e.ante,
+        aa_bonus=e.aa_bonus,
+        dealt_at=e.occurred_at,
+        commitment=r.commitment or e.commitment,
+    )
+
+
+def _decided(r: Round, e: Called | Folded) -> Round:
+    r = r.answer(e.player_id, e.command_id)
+    if _RANK[r.phase] >= _RANK[Phase.CALLED]:
+        return r
+    phase = Phase.CALLED if isinstance(e, Called) else Phase.FOLDED
+    # The deck is public from here on; keeping it would only cost memory.
+    return replace(r, phase=phase, decided_at=e.occurred_at, deck=(), salt="")
+
+
+def _closed(phase: Phase) -> Callable[[Round, Any], Round]:
+    def apply(r: Round, e: Any) -> Round:
+        if r.phase in CLOSED:
+            return r
+        return Round(
+            r.round_id,
+            r.player_id,
+            phase,
+            commitment=r.commitment,
+            malfunction_id=r.malfunction_id,
+            malfunction_reason=r.malfunction_reason,
+            answered=r.answered,
+        )
+
+    return apply
+
+
+def _malfunction(r: Round, e: Malfunction) -> Round:
+    r = r.answer(e.player_id, e.command_id)
+    if r.malfunction_id is not None:
+        return r
+    return replace(r, malfunction_id=e.event_id, malfunction_reason=f"{e.source}: {e.reason}")
+
+
+def _rejected(r: Round, e: CommandRejected) -> Round:
+    return r.answer(e.player_id, e.command_id)
+
+
+_APPLY: dict[type, Callable[[Round, Any], Round]] = {
+    BetPlaced: _bet_placed,
+    DeckSealed: _deck_sealed,
+    Dealt: _dealt,
+    Called: _decided,
+    Folded: _decided,
+    Settled: _closed(Phase.SETTLED),
+    RoundVoided: _closed(Phase.VOIDED),
+    Malfunction: _malfunction,
+    CommandRejected: _rejected,
+}
+
+
+def evolve(state: DealerState, event: Any) -> DealerState:
+    """Fold one rounds or vault event. Re-applying an event the state reflects changes nothing."""
+    apply = _APPLY.get(type(event))
+    round_id = getattr(event, "round_id", None)
+    if apply is None or round_id is None:
+        return state
+    current = state.rounds.get(round_id)
+    before = current or Round(round_id, event.player_id)
+    after = apply(before, event)
+    if after is current or (current is None and after is before):
+        return state
+    return state.put(after)
