@@ -1,0 +1,112 @@
+"""Dealer test vocabulary: a table, its decider over a forced deck, commands, and ticks."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from holdem.core.contracts import (
+    Call,
+    DeckSealed,
+    Fold,
+    Message,
+    RoundVoided,
+    Settled,
+    VoidRound,
+)
+from holdem.dealer.context import DealerContext, Table, Tick, TimeoutPolicy
+from holdem.dealer.decide import bind
+from holdem.dealer.state import DealerState, evolve, initial_state
+from support.deciders import NOW, Decider
+from support.rounds import RoundEvents
+
+TABLE = Table(
+    decision_timeout=timedelta(seconds=30),
+    timeout_policy=TimeoutPolicy.FOLD,
+    stuck_after=timedelta(seconds=10),
+)
+GAME = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h
+
+
+def dealer_at(table: Table = TABLE, game: RoundEvents = GAME) -> Decider[DealerState]:
+    """The dealer's decider at ``table``, shuffling ``game.deck`` with ``game.salt``."""
+    return Decider[DealerState](initial_state, evolve, bind(table, lambda: (game.deck, game.salt)))
+
+
+DEALER = dealer_at()
+
+
+def _command(model: type[Any], round_id: str, player_id: str, command_id: str | None) -> Any:
+    return model(
+        event_id=uuid.uuid4().hex,
+        command_id=command_id or uuid.uuid4().hex,
+        player_id=player_id,
+        round_id=round_id,
+        occurred_at=NOW,
+    )
+
+
+def call(round_id: str = "r1", player_id: str = "p1", command_id: str | None = None) -> Call:
+    command: Call = _command(Call, round_id, player_id, command_id)
+    return command
+
+
+def fold(round_id: str = "r1", player_id: str = "p1", command_id: str | None = None) -> Fold:
+    command: Fold = _command(Fold, round_id, player_id, command_id)
+    return command
+
+
+def void_round(
+    round_id: str = "r1", player_id: str = "p1", command_id: str | None = None
+) -> VoidRound:
+    command: VoidRound = _command(VoidRound, round_id, player_id, command_id)
+    return command
+
+
+def settled(game: RoundEvents = GAME) -> Settled:
+    """Settlement's result for a called ``game`` (the amounts do not matter to the dealer)."""
+    return Settled(
+        **game.envelope("settled", 4),
+        currency=game.currency,
+        decision="call",
+        result="win",
+        dealer_qualifies=False,
+        ante=game.ante,
+        aa_bonus=game.aa_bonus,
+        call=2 * game.ante,
+        ante_return=2 * game.ante,
+        call_return=2 * game.ante,
+        bonus_return=0,
+        total_return=4 * game.ante,
+        player_category="three_of_a_kind",
+        dealer_category="high_card",
+        bonus_class="aces_to_straight",
+        bonus_category="three_of_a_kind",
+    )
+
+
+def sealed(game: RoundEvents = GAME) -> DeckSealed:
+    """The dealer's vault record of ``game``'s deck."""
+    return DeckSealed(
+        **game.envelope("sealed", 0),
+        deck=tuple(map(str, game.deck)),
+        salt=game.salt.hex(),
+        commitment=game.commitment,
+    )
+
+
+def voided_by_settlement(game: RoundEvents = GAME) -> RoundVoided:
+    return RoundVoided(**game.envelope("voided", 4), malfunction_id="m", reason="watchdog: late")
+
+
+def tick(
+    state: DealerState, seconds: float, table: Table = TABLE
+) -> tuple[DealerState, list[Message]]:
+    """The runtime's periodic call ``seconds`` after NOW; the events are folded like own events."""
+    now = NOW + timedelta(seconds=seconds)
+    ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table)
+    events = DEALER.decide(state, Tick(now), ctx)
+    for event in events:
+        state = evolve(state, event)
+    return state, events

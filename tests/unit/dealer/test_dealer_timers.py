@@ -1,0 +1,102 @@
+"""Decisions time makes on a tick: the table's timeout policy and the stuck-round watchdog."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from support.dealer import DEALER, GAME, TABLE, sealed, settled, tick
+from support.deciders import types_of
+
+from holdem.core.contracts import Called, Folded, Malfunction, RoundVoided
+from holdem.dealer.context import TimeoutPolicy
+from holdem.dealer.state import DealerState, Phase
+
+# GAME's Dealt happens at NOW + 1s; the table's decision timeout is 30s, stuck_after 10s.
+DEALT = DEALER.given([GAME.bet_placed(), sealed(), GAME.dealt()])
+
+
+def test_a_round_within_its_decision_time_is_left_alone() -> None:
+    assert tick(DEALT, 30.9)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("policy", "kind"), [(TimeoutPolicy.FOLD, Folded), (TimeoutPolicy.CALL, Called)]
+)
+def test_a_round_past_its_decision_time_is_completed_by_the_tables_policy(
+    policy: TimeoutPolicy, kind: type
+) -> None:
+    _, events = tick(DEALT, 31, replace(TABLE, timeout_policy=policy))
+
+    [decision] = events
+    assert isinstance(decision, kind)
+    assert (decision.auto, decision.command_id, decision.round_id) == (True, None, "r1")
+    assert decision.deck == tuple(map(str, GAME.deck))
+
+
+def test_the_optimal_policy_is_not_available_until_the_strategy_lands() -> None:
+    with pytest.raises(NotImplementedError):
+        tick(DEALT, 31, replace(TABLE, timeout_policy=TimeoutPolicy.OPTIMAL))
+
+
+def test_a_timeout_decides_once() -> None:
+    state, first = tick(DEALT, 31)
+    _, second = tick(state, 32)
+
+    assert types_of(first) == ["round.folded"] and second == []
+
+
+def test_a_timeout_decided_on_two_ticks_gets_the_same_event_id() -> None:
+    # A crash after publishing and before folding repeats the decision on a later tick: the
+    # repeat must be recognisably the same event.
+    assert tick(DEALT, 31)[1][0].event_id == tick(DEALT, 45)[1][0].event_id
+
+
+def test_a_player_who_decided_is_not_timed_out() -> None:
+    decided = DEALER.given([GAME.bet_placed(), sealed(), *GAME.played()[1:]])  # called at +2s
+    short = replace(TABLE, decision_timeout=timedelta(seconds=1))
+
+    assert tick(decided, 11.9, short)[1] == []  # long past the timeout, not yet stuck
+
+
+def test_a_bet_never_dealt_is_reported_by_the_watchdog_once_and_voided() -> None:
+    state = DEALER.given([GAME.bet_placed()])
+    assert tick(state, 9.9)[1] == []
+
+    state, events = tick(state, 10)
+    assert types_of(events) == ["round.malfunction", "round.voided"]
+    malfunction, voided = events
+    assert isinstance(malfunction, Malfunction) and isinstance(voided, RoundVoided)
+    assert malfunction.source == "watchdog" and voided.reason.startswith("watchdog:")
+    assert tick(state, 20)[1] == []
+
+
+def test_a_decided_round_never_settled_gets_one_watchdog_malfunction_and_no_void() -> None:
+    state = DEALER.given([GAME.bet_placed(), sealed(), *GAME.played()[1:]])  # called at +2s
+
+    state, events = tick(state, 12)
+    assert types_of(events) == ["round.malfunction"]  # settlement voids a decided round
+    assert tick(state, 60)[1] == []
+    assert state.get("r1").phase is Phase.CALLED  # type: ignore[union-attr]
+
+
+def test_settled_rounds_are_not_looked_at() -> None:
+    state = DEALER.given([GAME.bet_placed(), sealed(), *GAME.played()[1:], settled()])
+
+    assert state.open == frozenset()
+    assert tick(state, 3600)[1] == []
+
+
+def test_a_tick_handles_every_round_that_is_due_in_a_stable_order() -> None:
+    other = replace(GAME, round_id="r0", player_id="p2")
+    state: DealerState = DEALER.given(
+        [GAME.bet_placed(), sealed(), GAME.dealt(), other.bet_placed()]
+    )
+
+    _, events = tick(state, 31)
+    assert [(e.type, e.round_id) for e in events] == [
+        ("round.malfunction", "r0"),
+        ("round.voided", "r0"),
+        ("round.folded", "r1"),
+    ]
