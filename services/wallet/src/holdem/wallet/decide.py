@@ -11,22 +11,14 @@ from typing import Any, TypeAlias
 from holdem.core.contracts import (
     BetPlaced,
     BetRejected,
-    CallCaptured,
-    Called,
     CallHeld,
-    CallReleased,
     Command,
     Deposit,
-    Folded,
     FundsDeposited,
     FundsWithdrawn,
     Message,
-    PayoutCredited,
     PlaceBet,
     Reason,
-    RoundVoided,
-    Settled,
-    StakesRefunded,
     StakeTaken,
     WalletRejected,
     Withdraw,
@@ -35,7 +27,9 @@ from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.decider import Context
 from holdem.core.errors import BetBelowMinimumError
 from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
-from holdem.wallet.state import DELTAS, AccountKey, Stake, State
+from holdem.wallet.ledger import Ledger
+from holdem.wallet.rounds import ROUND_HANDLERS
+from holdem.wallet.state import State
 
 CALL_MULTIPLE = 2  # the call is exactly 2 × ante (RULES.md), so a bet holds that much back
 MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could not be reported
@@ -75,9 +69,12 @@ def fingerprint(command: Command) -> str:
 
 
 def decide(state: State, message: Message, ctx: Context, *, table: Table) -> list[Message]:
-    """The events the wallet publishes in answer to one command or round event."""
-    handler = _HANDLERS.get(type(message))
-    return handler(state, message, ctx, table) if handler is not None else []
+    """The events the wallet publishes in answer to one command or round event (others: [])."""
+    command_handler = _COMMAND_HANDLERS.get(type(message))
+    if command_handler is not None:
+        return command_handler(state, message, ctx, table)
+    round_handler = ROUND_HANDLERS.get(type(message))
+    return round_handler(state, message, ctx) if round_handler is not None else []
 
 
 def bind(table: Table) -> Callable[[State, Message, Context], list[Message]]:
@@ -87,34 +84,6 @@ def bind(table: Table) -> Callable[[State, Message, Context], list[Message]]:
         return decide(state, message, ctx, table=table)
 
     return decide_for_table
-
-
-class _Ledger:
-    """One account's running balances within a decision, so each event states the balances
-    after its own movement (the same deltas ``evolve`` applies)."""
-
-    def __init__(self, state: State, key: AccountKey, ctx: Context) -> None:
-        self.player_id, self.currency, self.mode = key
-        account = state.account(key)
-        self.available, self.held = account.available, account.held
-        self.ctx = ctx
-
-    def move(
-        self, model: type[WalletEvent], key: str, amount: int, round_id: str | None, **extra: Any
-    ) -> WalletEvent:
-        d_available, d_held, _ = DELTAS[model]
-        self.available += d_available * amount
-        self.held += d_held * amount
-        return model(
-            **self.ctx.envelope(self.player_id, round_id),
-            idempotency_key=key,
-            currency=self.currency,
-            mode=self.mode,
-            amount=amount,
-            available=self.available,
-            held=self.held,
-            **extra,
-        )
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -203,7 +172,7 @@ def _take_stakes(
         requested_aa_bonus=command.aa_bonus,
         adjusted=bets.adjusted,
     )
-    ledger = _Ledger(state, (command.player_id, command.currency, command.mode), ctx)
+    ledger = Ledger(state, (command.player_id, command.currency, command.mode), ctx)
     stake = ledger.move(
         StakeTaken,
         f"stake:{round_id}",
@@ -226,7 +195,7 @@ def _deposit(state: State, command: Deposit, ctx: Context, table: Table) -> list
             raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
     except Refusal as refusal:
         return [_wallet_rejected(command, ctx, refusal)]
-    ledger = _Ledger(state, key, ctx)
+    ledger = Ledger(state, key, ctx)
     return [_command_move(ledger, FundsDeposited, "deposit", command)]
 
 
@@ -240,12 +209,12 @@ def _withdraw(state: State, command: Withdraw, ctx: Context, table: Table) -> li
             raise Refusal(Reason.INSUFFICIENT_FUNDS, f"available {available}")
     except Refusal as refusal:
         return [_wallet_rejected(command, ctx, refusal)]
-    ledger = _Ledger(state, key, ctx)
+    ledger = Ledger(state, key, ctx)
     return [_command_move(ledger, FundsWithdrawn, "withdraw", command)]
 
 
 def _command_move(
-    ledger: _Ledger, model: type[WalletEvent], prefix: str, command: Deposit | Withdraw
+    ledger: Ledger, model: type[WalletEvent], prefix: str, command: Deposit | Withdraw
 ) -> WalletEvent:
     return ledger.move(
         model,
@@ -257,64 +226,9 @@ def _command_move(
     )
 
 
-# --- round events ---------------------------------------------------------------------------
-
-
-def _open_stake(state: State, message: Message) -> Stake | None:
-    """The player's stake in this round, if the round is neither paid nor refunded."""
-    stake = state.round_of(message.player_id, message.round_id)
-    return stake if stake is not None and stake.status == "open" else None
-
-
-def _resolve_call(stake: Stake, ledger: _Ledger, round_id: str, capture: bool) -> list[Message]:
-    """Capture or release a still-held call; nothing if it was already resolved."""
-    if stake.call != "held":
-        return []
-    if capture:
-        return [ledger.move(CallCaptured, f"capture:{round_id}", stake.call_hold, round_id)]
-    return [ledger.move(CallReleased, f"release:{round_id}", stake.call_hold, round_id)]
-
-
-def _on_decision(state: State, event: Called | Folded, ctx: Context, table: Table) -> list[Message]:
-    stake = _open_stake(state, event)
-    if stake is None:
-        return []
-    ledger = _Ledger(state, stake.account, ctx)
-    return _resolve_call(stake, ledger, event.round_id, capture=isinstance(event, Called))
-
-
-def _on_settled(state: State, event: Settled, ctx: Context, table: Table) -> list[Message]:
-    stake = _open_stake(state, event)
-    if stake is None:
-        return []
-    ledger = _Ledger(state, stake.account, ctx)
-    # Called/Folded precede Settled on the round's partition, so this only matters if the
-    # decision event was never seen: a payout must not leave the call hanging.
-    events = _resolve_call(stake, ledger, event.round_id, capture=event.decision == "call")
-    if event.total_return > 0:
-        key = f"payout:{event.round_id}"
-        events.append(ledger.move(PayoutCredited, key, event.total_return, event.round_id))
-    return events
-
-
-def _on_voided(state: State, event: RoundVoided, ctx: Context, table: Table) -> list[Message]:
-    stake = _open_stake(state, event)
-    if stake is None:
-        return []
-    ledger = _Ledger(state, stake.account, ctx)
-    events = _resolve_call(stake, ledger, event.round_id, capture=False)
-    key = f"refund:{event.round_id}"
-    events.append(ledger.move(StakesRefunded, key, stake.taken, event.round_id))
-    return events
-
-
 _Handler: TypeAlias = Callable[[State, Any, Context, Table], list[Message]]
-_HANDLERS: dict[type[Message], _Handler] = {
+_COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     PlaceBet: _place_bet,
     Deposit: _deposit,
     Withdraw: _withdraw,
-    Called: _on_decision,
-    Folded: _on_decision,
-    Settled: _on_settled,
-    RoundVoided: _on_voided,
 }
