@@ -46,24 +46,28 @@ pom_hash() { sha256sum "$HERE/pom.xml" | cut -d' ' -f1; }
 
 cmd_fetch() {
     mkdir -p "$CACHE"
-    # One fetch at a time: parallel test sessions may all call `up` on a cold cache.
-    exec 9>"$CACHE/.fetch.lock"
-    flock 9
-    if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$(pom_hash)" ]]; then
-        log "jars cached in $LIBS ($(find "$LIBS" -name '*.jar' | wc -l) jars), nothing to download"
-        return 0
-    fi
-    command -v mvn >/dev/null || die "mvn not found: install Maven (apt-get install maven) to fetch the Kafka jars"
-    log "fetching the Kafka broker classpath from Maven Central into $LIBS"
-    rm -rf "$LIBS.tmp"
-    # shellcheck disable=SC2086  # MAVEN_ARGS is a list of flags on purpose
-    mvn -B -q -Dstyle.color=never ${MAVEN_ARGS:-} -f "$HERE/pom.xml" \
-        dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS.tmp" >&2
-    # Swap in whole so an interrupted download never looks complete.
-    rm -rf "$LIBS"
-    mv "$LIBS.tmp" "$LIBS"
-    pom_hash >"$STAMP"
-    log "fetched $(find "$LIBS" -name '*.jar' | wc -l) jars"
+    # One fetch at a time (parallel sessions may all `up` on a cold cache). A subshell holds the
+    # lock so its fd is closed before the broker starts: an inherited fd would hold it forever.
+    (
+        flock 9
+        if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$(pom_hash)" ]]; then
+            log "jars cached in $LIBS ($(find "$LIBS" -name '*.jar' | wc -l) jars), nothing to download"
+            exit 0
+        fi
+        command -v mvn >/dev/null || die "mvn not found: install Maven (apt-get install maven) to fetch the Kafka jars"
+        log "fetching the Kafka broker classpath from Maven Central into $LIBS"
+        rm -rf "$LIBS.tmp"
+        # jansi.noreset: Debian's Maven otherwise prints stray colour resets even in batch mode.
+        # shellcheck disable=SC2086  # MAVEN_ARGS is a list of flags on purpose
+        MAVEN_OPTS="${MAVEN_OPTS:-} -Djansi.noreset=true" \
+            mvn -B -q -Dstyle.color=never ${MAVEN_ARGS:-} -f "$HERE/pom.xml" \
+            dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$LIBS.tmp" >&2
+        # Swap in whole so an interrupted download never looks complete.
+        rm -rf "$LIBS"
+        mv "$LIBS.tmp" "$LIBS"
+        pom_hash >"$STAMP"
+        log "fetched $(find "$LIBS" -name '*.jar' | wc -l) jars"
+    ) 9>"$CACHE/.fetch.lock"
 }
 
 parse_dir() {
@@ -164,14 +168,14 @@ start_once() {
     echo "$pid" >"$RUN_DIR/pid"
     deadline=$((SECONDS + START_TIMEOUT))
     while ((SECONDS < deadline)); do
-        if grep -q "$READY_LINE" "$RUN_DIR/server.log"; then
+        if grep -q "$READY_LINE" "$RUN_DIR/server.log" 2>/dev/null; then
             echo "127.0.0.1:$broker_port" >"$RUN_DIR/bootstrap"
             return 0
         fi
         if ! alive "$pid"; then
             rm -f "$RUN_DIR/pid"
             # A port taken between choosing and binding: worth another try with new ports.
-            grep -q "Address already in use" "$RUN_DIR/server.log" && return 2
+            grep -q "Address already in use" "$RUN_DIR/server.log" 2>/dev/null && return 2
             tail -n 40 "$RUN_DIR/server.log" >&2
             die "broker exited during start-up (log: $RUN_DIR/server.log)"
         fi
@@ -185,9 +189,13 @@ start_once() {
 start_watchdog() {
     local owner="$1"
     # Detached so it survives this script; it polls cheaply and stops the broker once the owner is gone.
+    # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
     setsid bash -c '
         while kill -0 "$1" 2>/dev/null && [[ -f "$3/pid" ]]; do sleep 1; done
-        [[ -f "$3/pid" ]] && bash "$2" down --dir "$3" >/dev/null 2>&1
+        [[ -f "$3/pid" ]] || exit 0
+        bash "$2" down --dir "$3" >/dev/null 2>&1
+        # The owner cannot clean up any more: drop the data, keep the logs for a post-mortem.
+        rm -rf "$3/data"
     ' watchdog "$owner" "$HERE/kafka.sh" "$RUN_DIR" </dev/null >/dev/null 2>&1 &
 }
 
