@@ -22,7 +22,8 @@ def load_yaml(path: Path) -> Any:
 
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
-    return load_yaml(REPO / "docker-compose.yml")
+    loaded: dict[str, Any] = load_yaml(REPO / "docker-compose.yml")
+    return loaded
 
 
 @pytest.fixture(scope="module")
