@@ -48,10 +48,15 @@ def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
     return malfunction(r, round_ctx, "watchdog", reason)
 
 
+# OPTIMAL waits for holdem.core.strategy (the exact EV of calling vs folding, from the math
+# work): until it lands the settings refuse it, and auto_decision raises if handed it anyway.
+AVAILABLE_POLICIES = frozenset({TimeoutPolicy.FOLD, TimeoutPolicy.CALL})
+
+
 def auto_decision(policy: TimeoutPolicy, r: Round) -> Decision:
     """The table's decision for a player who did not decide in time."""
     if policy is TimeoutPolicy.CALL:
         return "call"
-    if policy is TimeoutPolicy.OPTIMAL:
-        raise NotImplementedError("optimal timeout policy needs holdem.core.strategy")
-    return "fold"
+    if policy is TimeoutPolicy.FOLD:
+        return "fold"
+    raise NotImplementedError(f"timeout policy {policy.value!r} needs holdem.core.strategy")

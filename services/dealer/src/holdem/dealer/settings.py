@@ -1,0 +1,55 @@
+"""The dealer's settings: the shared runtime's plus the table's timing rules (HOLDEM_* env vars)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pydantic import Field, field_validator
+
+from holdem.dealer.context import Table, TimeoutPolicy
+from holdem.dealer.timers import AVAILABLE_POLICIES
+from holdem.runtime.settings import RuntimeSettings
+
+
+class DealerSettings(RuntimeSettings):
+    """Read from the environment when instantiated, e.g. ``HOLDEM_TIMEOUT_POLICY=call``."""
+
+    metrics_port: int = Field(
+        default=9101, ge=0, le=65535, description="Port of the /metrics endpoint; 0 = off"
+    )
+    decision_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        description="Seconds a player has to Call or Fold after the deal before the table's "
+        "timeout policy decides for them",
+    )
+    timeout_policy: TimeoutPolicy = Field(
+        default=TimeoutPolicy.FOLD,
+        description="How a timed-out round is completed: fold, call, or optimal (higher EV)",
+    )
+    stuck_after_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="Seconds after which the watchdog reports a round still waiting for its deal "
+        "(bet placed, not dealt) or its settlement (decided, not settled) as a Malfunction",
+    )
+    watchdog_interval_s: float = Field(
+        default=1.0, gt=0, description="Seconds between ticks that check timeouts and the watchdog"
+    )
+
+    @field_validator("timeout_policy")
+    @classmethod
+    def _policy_is_available(cls, policy: TimeoutPolicy) -> TimeoutPolicy:
+        # Refused at start-up: a policy that cannot decide would fail every tick, watchdog too.
+        if policy not in AVAILABLE_POLICIES:
+            raise ValueError(f"timeout policy {policy.value!r} is not available yet")
+        return policy
+
+    @property
+    def table(self) -> Table:
+        """The table's timing rules as the decider sees them."""
+        return Table(
+            decision_timeout=timedelta(seconds=self.decision_timeout_s),
+            timeout_policy=self.timeout_policy,
+            stuck_after=timedelta(seconds=self.stuck_after_s),
+        )
