@@ -1,0 +1,168 @@
+"""The dealer service on the in-memory broker: bets dealt, commands answered, timeouts."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import pytest
+from faststream.kafka import TestKafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from prometheus_client import CollectorRegistry
+from support.dealer import GAME, call, void_round
+from support.deciders import NOW
+from support.memory import DeferredOutbox, defer_publishing
+
+from holdem.core.cards import Card
+from holdem.core.contracts import (
+    Called,
+    CommandRejected,
+    ContractError,
+    Dealt,
+    DeckSealed,
+    Folded,
+    Message,
+    MessageRejected,
+    Reason,
+    RoundVoided,
+    dump,
+    parse,
+)
+from holdem.core.deck import verify_commitment
+from holdem.dealer.app import create_app
+from holdem.dealer.settings import DealerSettings
+from holdem.runtime.app import ServiceApp
+
+
+@dataclass
+class Harness:
+    service: ServiceApp
+    broker: TestKafkaBroker
+    outbox: DeferredOutbox
+    registry: CollectorRegistry
+    now: datetime = NOW
+    raw: dict[str, list[bytes]] = field(default_factory=dict)
+
+    async def send(self, role: str, *messages: Message | bytes) -> None:
+        """Publish on topic ``role`` as the operator or the wallet would, then deliver outputs."""
+        topic = getattr(self.service.processor.topics, role)
+        for message in messages:
+            raw = message if isinstance(message, bytes) else dump(message)
+            await self.broker.publish(raw, topic, key=b"p1")
+            await self.outbox.pump()
+
+    async def tick(self, seconds: float) -> None:
+        self.now = NOW + timedelta(seconds=seconds)
+        await self.service.processor.run_tick()
+        await self.outbox.pump()
+
+    def on(self, role: str, *kinds: type) -> list[Message]:
+        """The records on topic ``role`` that parse as one of ``kinds``."""
+        out = []
+        for raw in self.raw[role]:
+            with contextlib.suppress(ContractError):
+                out.append(parse(role, raw))
+        return [m for m in out if isinstance(m, kinds)]
+
+
+@pytest.fixture
+async def dealer() -> AsyncIterator[Harness]:
+    registry = CollectorRegistry()
+    settings = DealerSettings(topic_prefix="t1", metrics_port=0)
+    service = create_app(
+        settings, in_memory=True, registry=registry, new_deck=lambda: (GAME.deck, GAME.salt)
+    )
+    outbox = defer_publishing(service)
+    raw: dict[str, list[bytes]] = {"rounds": [], "vault": [], "rejected": []}
+    for role, sink in raw.items():
+        topic = getattr(service.processor.topics, role)
+        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
+    async with TestKafkaBroker(service.broker) as broker:
+        harness = Harness(service, broker, outbox, registry, raw=raw)
+        service.processor.clock = lambda: harness.now
+        yield harness
+
+
+def _recorder(sink: list[bytes]):  # type: ignore[no-untyped-def]
+    async def record(message: KafkaMessage) -> None:
+        sink.append(message.body)
+
+    return record
+
+
+async def test_a_placed_bet_is_sealed_in_the_vault_and_dealt_without_the_hidden_cards(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", GAME.bet_placed())
+
+    [sealed] = dealer.on("vault", DeckSealed)
+    [dealt] = dealer.on("rounds", Dealt)
+    assert isinstance(sealed, DeckSealed) and isinstance(dealt, Dealt)
+    assert sealed.commitment == dealt.commitment == GAME.commitment
+    dealt_raw = next(raw for raw in dealer.raw["rounds"] if b"round.dealt" in raw)
+    assert not any(card.encode() in dealt_raw for card in ("7c", "2d", "4c", "3h"))
+    assert b"vault" not in b"".join(dealer.raw["rounds"])
+
+
+async def test_a_call_reveals_a_deck_that_verifies_and_a_resent_call_does_nothing(
+    dealer: Harness,
+) -> None:
+    command = call(command_id="c1")
+    await dealer.send("rounds", GAME.bet_placed())
+    await dealer.send("commands", command, command)
+
+    [called] = dealer.on("rounds", Called)
+    [dealt] = dealer.on("rounds", Dealt)
+    assert isinstance(called, Called) and isinstance(dealt, Dealt)
+    deck = [Card.parse(text) for text in called.deck]
+    assert verify_commitment(deck, bytes.fromhex(called.salt), dealt.commitment)
+    assert dealer.on("rounds", CommandRejected) == []
+
+
+async def test_a_call_for_another_players_round_is_rejected_on_the_rounds_topic(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", GAME.bet_placed())
+    await dealer.send("commands", call(player_id="p2"))
+
+    [rejected] = dealer.on("rounds", CommandRejected)
+    assert isinstance(rejected, CommandRejected)
+    assert (rejected.reason, rejected.player_id) == (Reason.NOT_YOUR_ROUND, "p2")
+
+
+async def test_a_void_and_a_second_malfunction_end_the_round_with_one_round_voided(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", GAME.bet_placed())
+    await dealer.send("commands", void_round(command_id="v1"))
+    await dealer.send("rounds", GAME.malfunction("m2"))
+
+    assert len(dealer.on("rounds", RoundVoided)) == 1
+    assert dealer.service.processor.state.open == frozenset()
+
+
+async def test_a_tick_after_the_decision_timeout_folds_for_the_player(dealer: Harness) -> None:
+    await dealer.send("rounds", GAME.bet_placed())  # dealt at NOW by the harness clock
+    await dealer.tick(29)
+    assert dealer.on("rounds", Folded) == []
+
+    await dealer.tick(30)
+    [folded] = dealer.on("rounds", Folded)
+    assert isinstance(folded, Folded) and folded.auto
+    assert dealer.registry.get_sample_value("holdem_open_rounds", {"service": "dealer"}) == 1
+
+
+async def test_unreadable_rounds_records_and_dealer_commands_are_rejected_with_the_reason(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", b"{not json")
+    await dealer.send("commands", b'{"type": "command.call", "player_id": "p1"}')
+    await dealer.send("commands", b'{"type": "command.place_bet", "player_id": "p1"}')
+
+    rejected = dealer.on("rejected", MessageRejected)
+    assert [(r.reason, r.source_topic) for r in rejected] == [  # type: ignore[attr-defined]
+        (Reason.MALFORMED, "t1.holdem.rounds"),
+        (Reason.INVALID, "t1.holdem.commands"),
+    ]  # the malformed PlaceBet is the wallet's to report
