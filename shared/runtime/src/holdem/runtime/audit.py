@@ -1,0 +1,287 @@
+"""The auditor's check of a run: DESIGN.md's invariants over every record of every topic."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from holdem.core.cards import Card
+from holdem.core.contracts import (
+    BetPlaced,
+    Called,
+    ContractError,
+    Dealt,
+    DeckSealed,
+    Folded,
+    RoundVoided,
+    Settled,
+    parse,
+)
+from holdem.core.deck import DeckError, deal, verify_commitment
+from holdem.core.rules import settle
+from holdem.runtime.audit_money import Balances, money_violations
+from holdem.runtime.audit_read import read_topic
+from holdem.runtime.topics import Topics
+
+ROLES = ("commands", "rounds", "wallet", "vault", "rejected")
+OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
+CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+RoundKey = tuple[str, str]  # (player_id, round_id)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record of a run: where it was in its topic, its bytes, and its model if it parses."""
+
+    role: str
+    partition: int
+    offset: int
+    raw: bytes
+    timestamp: int = 0  # Kafka's record timestamp, ms: orders records across topics
+    message: Any = None
+
+    @classmethod
+    def of(cls, role: str, partition: int, offset: int, raw: bytes, timestamp: int = 0) -> Record:
+        try:
+            message = parse(role, raw)
+        except ContractError:
+            message = None
+        return cls(role, partition, offset, raw, timestamp, message)
+
+
+async def read_run(bootstrap: str, topics: Topics) -> list[Record]:
+    """Every committed record of the run's five topics."""
+    records: list[Record] = []
+    for role in ROLES:
+        for r in await read_topic(bootstrap, getattr(topics, role)):
+            records.append(Record.of(role, r.partition, r.offset, r.value or b"", r.timestamp))
+    return records
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """What the audit read and what it found; ``ok`` when no invariant is broken."""
+
+    records: int
+    rounds: int
+    ended: int
+    violations: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check(records: Iterable[Record], *, require_ended: bool = True) -> AuditReport:
+    """The audit of a run's records, with the counts a summary prints beside the verdict."""
+    records = list(records)
+    rounds = rounds_of(records)
+    placed = [log for log in rounds.values() if log.bets]
+    found = violations(records, require_ended=require_ended)
+    return AuditReport(len(records), len(placed), sum(1 for log in placed if log.ends), found)
+
+
+async def audit_run(bootstrap: str, topics: Topics, *, require_ended: bool = True) -> AuditReport:
+    """Read every committed record of the run's topics and check the invariants on them."""
+    return check(await read_run(bootstrap, topics), require_ended=require_ended)
+
+
+@dataclass
+class RoundLog:
+    """Everything the log says about one round, each list in partition order."""
+
+    bets: list[BetPlaced] = field(default_factory=list)
+    dealt: list[Dealt] = field(default_factory=list)
+    decisions: list[tuple[Record, Called | Folded]] = field(default_factory=list)
+    ends: list[Settled | RoundVoided] = field(default_factory=list)
+    sealed: list[DeckSealed] = field(default_factory=list)
+
+
+def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
+    logs: dict[RoundKey, RoundLog] = defaultdict(RoundLog)
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        m = record.message
+        if record.role not in ("rounds", "vault") or m is None:
+            continue
+        log = logs[(m.player_id, m.round_id)]
+        if isinstance(m, BetPlaced):
+            log.bets.append(m)
+        elif isinstance(m, Dealt):
+            log.dealt.append(m)
+        elif isinstance(m, Called | Folded):
+            log.decisions.append((record, m))
+        elif isinstance(m, Settled | RoundVoided):
+            log.ends.append(m)
+        elif isinstance(m, DeckSealed):
+            log.sealed.append(m)
+    return dict(logs)
+
+
+def violations(
+    records: Iterable[Record], balances: Balances | None = None, *, require_ended: bool = True
+) -> list[str]:
+    """Every broken invariant of the run, as sentences; empty when the run is sound.
+
+    ``balances``: the wallet's final (available, held) per (player, currency, mode), if known.
+    ``require_ended=False`` allows rounds still open (a run stopped mid-round).
+    """
+    records = list(records)
+    rounds = rounds_of(records)
+    found: list[str] = []
+    for key, log in sorted(rounds.items()):
+        name = "/".join(key)
+        found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
+    found += _secrecy_violations(records, rounds)
+    found += money_violations(records, rounds, balances)
+    return found
+
+
+def assert_invariants(
+    records: Iterable[Record], balances: Balances | None = None, *, require_ended: bool = True
+) -> None:
+    found = violations(records, balances, require_ended=require_ended)
+    assert not found, "invariants broken:\n  " + "\n  ".join(found)
+
+
+def _round_violations(log: RoundLog, require_ended: bool) -> Iterator[str]:
+    if len(log.bets) > 1:
+        yield f"BetPlaced {len(log.bets)} times"
+    ends = [end.type for end in log.ends]
+    if log.ends and not log.bets:
+        yield f"ended ({', '.join(ends)}) without a BetPlaced"
+    if log.bets and len(log.ends) > 1:
+        yield f"ended {len(log.ends)} times: {', '.join(ends)}"
+    if log.bets and not log.ends and require_ended:
+        yield "accepted bet never ended (no Settled, no RoundVoided)"
+    if len(log.decisions) > 1:
+        yield f"decided {len(log.decisions)} times"
+    for _, decision in log.decisions[:1]:
+        yield from _deck_violations(log, decision)
+    for end in log.ends:
+        if isinstance(end, Settled):
+            yield from _settled_violations(log, end)
+
+
+def _deck_violations(log: RoundLog, decision: Called | Folded) -> Iterator[str]:
+    if not log.dealt:
+        yield f"{decision.type} without a Dealt commitment"
+        return
+    dealt = log.dealt[0]
+    deck = [Card.parse(text) for text in decision.deck]
+    if not verify_commitment(deck, bytes.fromhex(decision.salt), dealt.commitment):
+        yield "revealed deck does not verify against the Dealt commitment"
+        return
+    for sealed in log.sealed:
+        if sealed.commitment != dealt.commitment or sealed.deck != decision.deck:
+            yield "the vault's sealed deck is not the deck committed to and revealed"
+    try:
+        cards = deal(deck)
+    except DeckError as error:
+        yield f"revealed deck cannot be dealt: {error}"
+        return
+    shown = (*dealt.player_cards, *dealt.flop, *decision.dealer_cards, decision.turn)
+    due = (*cards.player, *cards.flop, *cards.dealer, cards.turn)
+    if (*shown, decision.river) != tuple(map(str, (*due, cards.river))):
+        yield "revealed cards are not the deck's deal order"
+
+
+def _settled_violations(log: RoundLog, settled: Settled) -> Iterator[str]:
+    if not log.bets or not log.dealt or not log.decisions:
+        yield "Settled without a bet, a deal and a decision"
+        return
+    bet, dealt, (_, decision) = log.bets[0], log.dealt[0], log.decisions[0]
+    decided: Literal["call", "fold"] = "call" if isinstance(decision, Called) else "fold"
+    board = [*dealt.flop, decision.turn, decision.river]
+    expected = settle(
+        [Card.parse(c) for c in dealt.player_cards],
+        [Card.parse(c) for c in decision.dealer_cards],
+        [Card.parse(c) for c in board],
+        bet.ante,
+        bet.aa_bonus,
+        decided,
+    ).to_wire()
+    expected |= {
+        "decision": decided,
+        "ante": bet.ante,
+        "aa_bonus": bet.aa_bonus,
+        "call": 2 * bet.ante if decided == "call" else 0,
+        "currency": bet.currency,
+        "mode": bet.mode,
+    }
+    wrong = {k: (getattr(settled, k), v) for k, v in expected.items() if getattr(settled, k) != v}
+    if wrong:
+        yield f"Settled differs from the rules' settlement (got, expected): {wrong}"
+
+
+def _secrecy_violations(records: list[Record], rounds: Mapping[RoundKey, RoundLog]) -> list[str]:
+    """No dealer card, turn or river on an operator-visible topic before the round's decision."""
+    secrets = {key: _secret_cards(log) for key, log in rounds.items()}
+    found = []
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        if record.role not in OPERATOR_VISIBLE:
+            continue
+        value = _json(record.raw)
+        key = _round_key(value)
+        if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
+            continue
+        hidden = secrets[key]
+        leaked = hidden & set(_cards_in(value))
+        if leaked:
+            where = f"{record.role}[{record.partition}]@{record.offset}"
+            found.append(f"{'/'.join(key)}: {sorted(leaked)} visible at {where} before decision")
+    return found
+
+
+def _secret_cards(log: RoundLog) -> set[str]:
+    if log.decisions:
+        _, decision = log.decisions[0]
+        return {*decision.dealer_cards, decision.turn, decision.river}
+    if log.sealed:
+        cards = deal([Card.parse(text) for text in log.sealed[0].deck])
+        return {str(card) for card in (*cards.dealer, cards.turn, cards.river)}
+    return set()
+
+
+def _after_decision(record: Record, log: RoundLog) -> bool:
+    if not log.decisions:
+        return False
+    decided, _ = log.decisions[0]
+    if record.role == "rounds":
+        return record.offset >= decided.offset
+    return record.timestamp >= decided.timestamp
+
+
+def _json(raw: bytes | str) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _round_key(value: Any) -> RoundKey | None:
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("raw"), str):  # a rejection names the round of what it rejected
+        inner = _round_key(_json(value["raw"]))
+        if inner:
+            return inner
+    player, round_id = value.get("player_id"), value.get("round_id")
+    return (player, round_id) if isinstance(player, str) and isinstance(round_id, str) else None
+
+
+def _cards_in(value: Any) -> Iterator[str]:
+    """Every card text anywhere in a JSON value, including JSON nested in strings."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _cards_in(item)
+    elif isinstance(value, str):
+        if CARD.match(value):
+            yield value
+        elif value.startswith(("{", "[")):
+            yield from _cards_in(_json(value))

@@ -1,0 +1,177 @@
+"""The money half of the audit: balances recomputed from amounts, conservation, stakes ended."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from holdem.core.contracts import (
+    CallCaptured,
+    Called,
+    CallHeld,
+    CallReleased,
+    FundsDeposited,
+    FundsWithdrawn,
+    PayoutCredited,
+    RoundVoided,
+    Settled,
+    StakesRefunded,
+    StakeTaken,
+)
+from holdem.core.contracts.wallet import WalletEvent
+
+if TYPE_CHECKING:
+    from holdem.runtime.audit import Record, RoundKey, RoundLog
+
+AccountKey = tuple[str, str, str]  # (player_id, currency, mode)
+Balances = Mapping[AccountKey, tuple[int, int]]  # -> (available, held)
+
+# Where each movement takes its amount from and puts it, written from DESIGN.md's money rules
+# (not imported from the wallet: the audit must not share the code it audits).
+MOVES: dict[type[WalletEvent], tuple[int, int, int]] = {  # (available, held, house)
+    FundsDeposited: (1, 0, 0),
+    FundsWithdrawn: (-1, 0, 0),
+    StakeTaken: (-1, 0, 1),
+    CallHeld: (-1, 1, 0),
+    CallCaptured: (0, -1, 1),
+    CallReleased: (1, -1, 0),
+    PayoutCredited: (1, 0, -1),
+    StakesRefunded: (1, 0, -1),
+}
+
+
+def money_violations(
+    records: Iterable[Record], rounds: Mapping[RoundKey, RoundLog], balances: Balances | None
+) -> list[str]:
+    ordered = sorted(records, key=lambda r: (r.partition, r.offset))
+    events = [
+        r.message for r in ordered if r.role == "wallet" and isinstance(r.message, WalletEvent)
+    ]
+    found = list(_key_violations(events))
+    accounts, house = _replay(events, found)
+    found += _conservation_violations(events, accounts, house)
+    if balances is not None:
+        found += _final_violations(accounts, balances)
+    found += _round_money_violations(events, rounds)
+    return found
+
+
+def _name(event: WalletEvent) -> str:
+    return str(getattr(event, "type", type(event).__name__))
+
+
+def _account(event: WalletEvent) -> AccountKey:
+    return (event.player_id, event.currency, str(event.mode))
+
+
+def _key_violations(events: list[WalletEvent]) -> Iterator[str]:
+    counts = Counter((e.player_id, e.idempotency_key) for e in events)
+    for (player, key), count in sorted(counts.items()):
+        if count > 1:
+            yield f"{player}: idempotency key {key} applied {count} times"
+
+
+def _replay(
+    events: list[WalletEvent], found: list[str]
+) -> tuple[dict[AccountKey, list[int]], dict[tuple[str, str], int]]:
+    """Recompute every balance from the amounts; note each event whose reported balance differs."""
+    accounts: dict[AccountKey, list[int]] = defaultdict(lambda: [0, 0])
+    house: dict[tuple[str, str], int] = defaultdict(int)
+    for event in events:
+        d_available, d_held, d_house = MOVES[type(event)]
+        balance = accounts[_account(event)]
+        balance[0] += d_available * event.amount
+        balance[1] += d_held * event.amount
+        house[(event.currency, str(event.mode))] += d_house * event.amount
+        if (event.available, event.held) != tuple(balance):
+            found.append(
+                f"{event.player_id}: {_name(event)} {event.idempotency_key} reports "
+                f"{(event.available, event.held)}, the amounts give {tuple(balance)}"
+            )
+        if min(balance) < 0:
+            found.append(f"{event.player_id}: balance {tuple(balance)} < 0 after {_name(event)}")
+    return accounts, house
+
+
+def _conservation_violations(
+    events: list[WalletEvent],
+    accounts: Mapping[AccountKey, list[int]],
+    house: Mapping[tuple[str, str], int],
+) -> Iterator[str]:
+    """Players' available + held + house = deposits − withdrawals, per currency and mode."""
+    outside: dict[tuple[str, str], int] = defaultdict(int)
+    for event in events:
+        sign = {FundsDeposited: 1, FundsWithdrawn: -1}.get(type(event), 0)
+        outside[(event.currency, str(event.mode))] += sign * event.amount
+    reported = {_account(e): e.available + e.held for e in events}  # each account's last report
+    for book in sorted(set(outside) | set(house)):
+        players = sum(total for (_, *rest), total in reported.items() if tuple(rest) == book)
+        if players + house.get(book, 0) != outside[book]:
+            yield (
+                f"money not conserved in {book}: players {players} + house {house.get(book, 0)}"
+                f" != deposits - withdrawals {outside[book]}"
+            )
+
+
+def _final_violations(
+    accounts: Mapping[AccountKey, list[int]], balances: Balances
+) -> Iterator[str]:
+    for key in sorted(set(accounts) | set(balances)):
+        expected = tuple(accounts.get(key, [0, 0]))
+        if tuple(balances.get(key, (0, 0))) != expected:
+            yield f"{key}: wallet state {balances.get(key)} but the events give {expected}"
+
+
+def _round_money_violations(
+    events: list[WalletEvent], rounds: Mapping[RoundKey, RoundLog]
+) -> Iterator[str]:
+    by_round: dict[RoundKey, list[WalletEvent]] = defaultdict(list)
+    for event in events:
+        if event.round_id is not None:
+            by_round[(event.player_id, event.round_id)].append(event)
+    for key, moved in sorted(by_round.items()):
+        log = rounds.get(key)
+        if log is None or not log.bets:
+            yield f"{'/'.join(key)}: money moved for a round without a BetPlaced"
+            continue
+        yield from (f"{'/'.join(key)}: {v}" for v in _one_round(log, moved))
+    for key, log in sorted(rounds.items()):
+        if log.bets and key not in by_round:
+            yield f"{'/'.join(key)}: BetPlaced but no stake was taken"
+
+
+def _one_round(log: RoundLog, moved: list[WalletEvent]) -> Iterator[str]:
+    bet, round_id = log.bets[0], log.bets[0].round_id
+    amounts = _amounts_by_type(moved)
+    if amounts[StakeTaken] != [bet.ante + bet.aa_bonus] or amounts[CallHeld] != [bet.call_hold]:
+        yield f"stake {amounts[StakeTaken]} / hold {amounts[CallHeld]} do not match the BetPlaced"
+    wrong_keys = [k for k in (e.idempotency_key for e in moved) if k.split(":")[-1] != round_id]
+    if wrong_keys:
+        yield f"idempotency keys not derived from the round: {wrong_keys}"
+    if not log.ends:
+        return
+    called = bool(log.decisions) and isinstance(log.decisions[0][1], Called)
+    captured, released = amounts[CallCaptured], amounts[CallReleased]
+    if (captured, released) != (([bet.call_hold], []) if called else ([], [bet.call_hold])):
+        yield f"call hold captured {captured} released {released}, decision call={called}"
+    yield from _ending(log.ends[0], bet.ante + bet.aa_bonus + sum(captured), amounts)
+
+
+def _ending(
+    end: Settled | RoundVoided, taken: int, amounts: Mapping[Any, list[int]]
+) -> Iterator[str]:
+    paid, refunded = amounts[PayoutCredited], amounts[StakesRefunded]
+    if isinstance(end, Settled):
+        expected_paid = [end.total_return] if end.total_return > 0 else []
+        if paid != expected_paid or refunded:
+            yield f"Settled total {end.total_return} but paid {paid}, refunded {refunded}"
+    elif refunded != [taken] or paid:
+        yield f"voided with {taken} taken but refunded {refunded}, paid {paid}"
+
+
+def _amounts_by_type(moved: list[WalletEvent]) -> dict[Any, list[int]]:
+    amounts: dict[Any, list[int]] = defaultdict(list)
+    for event in moved:
+        amounts[type(event)].append(event.amount)
+    return amounts
