@@ -152,7 +152,8 @@ start_once() {
     ports="$(free_ports)"
     broker_port="${ports% *}"
     controller_port="${ports#* }"
-    rm -rf "$RUN_DIR/data"
+    # Old logs must go before the start: the readiness poll could match a previous run's line.
+    rm -rf "$RUN_DIR/data" "$RUN_DIR/server.log" "$RUN_DIR/bootstrap"
     write_config "$broker_port" "$controller_port"
     "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
         kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
