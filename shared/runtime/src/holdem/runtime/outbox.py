@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -22,35 +23,50 @@ class Outbox(Protocol):
     async def send(self, records: Sequence[Record]) -> None:
         """Publish all records or none of them."""
 
+    async def flush(self) -> None:
+        """Called after the processor's lock is released (in-memory delivery happens here)."""
+
 
 class TransactionalOutbox:
     """All events of one decision in one aiokafka transaction: consumers that read committed
     see every event of a decision or none, even if the process dies half-way."""
 
     def __init__(self, bootstrap: str, transactional_id: str, retries: int = 5) -> None:
+        self._bootstrap = bootstrap
+        self._transactional_id = transactional_id
+        self._producer: AIOKafkaProducer | None = None
+        self._retries = retries
+
+    async def start(self) -> None:
+        # Made here, not in __init__: aiokafka needs a running loop, and a service's app is
+        # built before its loop runs (holdem.runtime.app.run).
         self._producer = AIOKafkaProducer(
-            bootstrap_servers=bootstrap,
-            transactional_id=transactional_id,
+            bootstrap_servers=self._bootstrap,
+            transactional_id=self._transactional_id,
             enable_idempotence=True,
             acks="all",
             linger_ms=0,
         )
-        self._retries = retries
-
-    async def start(self) -> None:
         await self._producer.start()
 
     async def stop(self) -> None:
-        await self._producer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def flush(self) -> None:
+        return None  # send() already committed the transaction
 
     async def send(self, records: Sequence[Record]) -> None:
         if not records:
             return
+        producer = self._producer
+        if producer is None:
+            raise RuntimeError("TransactionalOutbox.send before start")
         for attempt in range(self._retries + 1):
             try:
-                async with self._producer.transaction():
+                async with producer.transaction():
                     for topic, key, value in records:
-                        await self._producer.send(topic, value=value, key=key.encode())
+                        await producer.send(topic, value=value, key=key.encode())
                 return
             except KafkaError as error:
                 if attempt == self._retries:
@@ -64,6 +80,7 @@ class BrokerOutbox:
 
     def __init__(self, broker: KafkaBroker) -> None:
         self._broker = broker
+        self._queue: deque[Record] = deque()
 
     async def start(self) -> None:
         return None
@@ -72,5 +89,11 @@ class BrokerOutbox:
         return None
 
     async def send(self, records: Sequence[Record]) -> None:
-        for topic, key, value in records:
+        # Queued, not published: TestKafkaBroker runs subscribers inside publish(), and a service
+        # reading its own topic would re-enter its handler while holding the processor's lock.
+        self._queue.extend(records)
+
+    async def flush(self) -> None:
+        while self._queue:
+            topic, key, value = self._queue.popleft()
             await self._broker.publish(value, topic, key=key.encode())
