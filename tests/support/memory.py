@@ -33,6 +33,9 @@ class DeferredOutbox:
     async def send(self, records: Sequence[Record]) -> None:
         self._queue.extend(records)
 
+    async def flush(self) -> None:
+        return None  # delivered by pump()
+
     async def pump(self, limit: int = 10_000) -> int:
         """Deliver queued records (and what they cause) until none is left; returns how many."""
         delivered = 0

@@ -19,6 +19,7 @@ from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 from faststream.specification import AsyncAPI
 from prometheus_client import CollectorRegistry, start_http_server
 
+from holdem.core.contracts import UNIONS
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import BrokerOutbox, Outbox, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
@@ -44,9 +45,14 @@ class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self, processor: Processor[Any], settings: RuntimeSettings) -> None:
         self.processor = processor
         self.settings = settings
+        self.ready = False  # state rebuilt for the current assignment
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        return None
+        # Another instance may own these partitions next: forget their rounds so no tick acts
+        # on them; the next assignment rebuilds what is ours.
+        self.ready = False
+        async with self.processor.lock:
+            self.processor.reset()
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         partitions = sorted({tp.partition for tp in assigned})
@@ -59,6 +65,7 @@ class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
                 self.settings.kafka_bootstrap, topics, partitions, self.processor.fold
             )
             seconds = time.perf_counter() - started
+        self.ready = True
         self.processor.metrics.replay_duration.labels(spec.name).observe(seconds)
         self.processor.metrics.replay_events.labels(spec.name).inc(count)
         log.info("replayed", partitions=partitions, events=count, seconds=round(seconds, 3))
@@ -91,15 +98,27 @@ def build_app(
         )
     )
     processor: Processor[Any] = Processor(spec, topics, outbox, Metrics(registry))
+    listener = ReplayOnAssign(processor, settings)
     subscriber = broker.subscriber(
         *(getattr(topics, role) for role in spec.inputs),
         group_id=f"{scope}holdem-{spec.name}",
         auto_offset_reset="earliest",
         isolation_level="read_committed",
         ack_policy=AckPolicy.NACK_ON_ERROR,
-        listener=None if in_memory else ReplayOnAssign(processor, settings),
+        listener=None if in_memory else listener,
         title=f"holdem-{spec.name}",
+        description="consumes the roles "
+        + ", ".join(spec.inputs)
+        + "; payloads are the unions published on those topics (see the other channels)",
     )
+
+    for role in (*spec.outputs, "rejected"):
+        broker.publisher(
+            getattr(topics, role),
+            schema=UNIONS[role],
+            title=f"holdem-{spec.name}:{role}",
+            description=f"what {spec.name} publishes on the {role} topic, keyed by player_id",
+        )
 
     @subscriber
     async def on_record(message: KafkaMessage) -> None:
@@ -112,7 +131,7 @@ def build_app(
         specification=AsyncAPI(title=f"holdem-{spec.name}", version="1.0.0"),
     )
     if not in_memory:
-        _add_lifecycle(app, processor, settings, subscriber, registry)
+        _add_lifecycle(app, processor, settings, subscriber, registry, listener)
     return ServiceApp(app, broker, processor)
 
 
@@ -122,6 +141,7 @@ def _add_lifecycle(
     settings: RuntimeSettings,
     subscriber: Any,
     registry: CollectorRegistry,
+    listener: ReplayOnAssign,
 ) -> None:
     tasks: list[asyncio.Task[None]] = []
 
@@ -132,11 +152,15 @@ def _add_lifecycle(
         if settings.metrics_port:
             start_http_server(settings.metrics_port, registry=registry)
 
+    async def tick() -> None:
+        # Timeouts are judged only once the backlog is read: after downtime, a player's Call
+        # may still be waiting in it.
+        if listener.ready and await _caught_up(subscriber):
+            await processor.run_tick()
+
     @app.after_startup
     async def start_loops() -> None:
-        tasks.append(
-            asyncio.create_task(_every(processor.spec.tick_interval_s, processor.run_tick))
-        )
+        tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
         tasks.append(asyncio.create_task(_every(5.0, lambda: _measure_lag(processor, subscriber))))
 
     @app.on_shutdown
@@ -158,6 +182,17 @@ async def _every(seconds: float, action: Any) -> None:
             raise
         except Exception:  # a failed tick is logged; the next one tries again
             log.exception("periodic task failed")
+
+
+async def _caught_up(subscriber: Any) -> bool:
+    consumer = getattr(subscriber, "consumer", None)
+    if consumer is None or not consumer.assignment():
+        return False
+    for tp in consumer.assignment():
+        high = consumer.highwater(tp)
+        if high is None or await consumer.position(tp) < high:
+            return False
+    return True
 
 
 async def _measure_lag(processor: Processor[Any], subscriber: Any) -> None:

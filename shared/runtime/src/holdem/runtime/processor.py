@@ -47,6 +47,7 @@ class Spec(Generic[S]):
     decide: Callable[[S, Any, Context], list[Message]]
     inputs: tuple[str, ...]  # topic roles consumed
     state_roles: tuple[str, ...]  # topic roles whose events are folded into the state
+    outputs: tuple[str, ...] = ()  # topic roles it publishes to (documents the AsyncAPI)
     commands: frozenset[str] = frozenset()  # command types this service owns
     rejects_unreadable: frozenset[str] = frozenset()  # roles whose unreadable records it reports
     make_context: Callable[[Message, datetime], Context] | None = None
@@ -94,11 +95,13 @@ class Processor(Generic[S]):
         except ContractError as error:
             if self._reports_unreadable(role, raw):
                 await self._reject(topic, partition, offset, raw, error.reason, error.detail)
+                await self.outbox.flush()
             return
         async with self.lock:
             if role in self.spec.state_roles:
                 self.state = self.spec.evolve(self.state, message)
             await self._decide_and_publish(message, (topic, partition, offset, raw))
+        await self.outbox.flush()
 
     async def run_tick(self) -> None:
         """One periodic decision (timeouts, watchdog), serialised with record handling."""
@@ -109,6 +112,8 @@ class Processor(Generic[S]):
             ctx = Context(now=now, cause_id=f"tick:{self.spec.name}:{now.isoformat()}")
             events = self.spec.tick(self.state, ctx)
             await self._publish(events)
+            self._update_open_rounds()
+        await self.outbox.flush()
 
     async def _decide_and_publish(
         self, message: Message, origin: tuple[str, int, int, bytes]
@@ -128,6 +133,9 @@ class Processor(Generic[S]):
         self.metrics.observe(self.spec.name, message, events, self.clock())
         if self.spec.on_handled is not None:
             self.spec.on_handled(self.state, message, events)
+        self._update_open_rounds()
+
+    def _update_open_rounds(self) -> None:
         if self.spec.open_rounds is not None:
             self.metrics.open_rounds.labels(self.spec.name).set(self.spec.open_rounds(self.state))
 

@@ -166,6 +166,7 @@ __all__ = [
     "Settled",
     "StakeTaken",
     "StakesRefunded",
+    "UNIONS",
     "VoidRound",
     "WalletMessage",
     "WalletRejected",
