@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 READ_TIMEOUT_S = 120.0
 
@@ -14,18 +14,23 @@ async def read_topic(
 ) -> list[ConsumerRecord[bytes, bytes]]:
     """Every committed record of ``topic`` up to the end offsets taken when the read starts."""
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False
+        bootstrap_servers=bootstrap,
+        isolation_level="read_committed",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
     )
     await consumer.start()
     try:
-        await consumer.topics()  # fetches the cluster's metadata, partitions included
-        partitions = consumer.partitions_for_topic(topic)
+        partitions = await _partitions_of(bootstrap, topic)
         if not partitions:
             raise LookupError(f"topic {topic} does not exist")
         assignment = [TopicPartition(topic, p) for p in sorted(partitions)]
         consumer.assign(assignment)
         ends = await consumer.end_offsets(assignment)
-        await consumer.seek_to_beginning(*assignment)
+        # An explicit seek, not seek_to_beginning: a reset to "latest" still in flight from
+        # assign() would win over seek_to_beginning's reset (aiokafka) and read nothing.
+        for tp, offset in (await consumer.beginning_offsets(assignment)).items():
+            consumer.seek(tp, offset)
         records: list[ConsumerRecord[bytes, bytes]] = []
         pending = {tp for tp in assignment if ends[tp] > 0}
         deadline = time.monotonic() + timeout_s
@@ -41,3 +46,13 @@ async def read_topic(
         return records
     finally:
         await consumer.stop()
+
+
+async def _partitions_of(bootstrap: str, topic: str) -> set[int]:
+    # A producer fetches one topic's metadata on demand; a consumer's cache holds only its own.
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        return set(await producer.partitions_for(topic))
+    finally:
+        await producer.stop()
