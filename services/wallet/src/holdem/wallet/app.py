@@ -24,7 +24,7 @@ def wallet_spec(table: Table) -> Spec[State]:
         decide=bind(table),
         inputs=("commands", "rounds"),
         state_roles=("wallet",),
-        outputs=("rounds", "wallet", "rejected"),
+        outputs=("rounds", "wallet"),  # and "rejected", which the runtime adds for everyone
         commands=OWNED_COMMANDS,
         # The design makes the wallet the one that reports commands nobody owns (unknown types).
         rejects_unreadable=frozenset({"commands"}),
