@@ -13,11 +13,11 @@ Record = tuple[str, str, bytes]  # topic, key, value: holdem.runtime.outbox.Reco
 
 
 class DeferredOutbox:
-    """Queues published records until ``pump()``.
+    """Queues published records until the test calls ``pump()``.
 
-    TestKafkaBroker runs subscribers inside ``publish``: a service that reads a topic it also
-    writes (wallet, settlement: rounds) would re-enter its handler while the processor's lock is
-    held and wait forever. Queueing restores Kafka's order: an event is handled after its cause.
+    TestKafkaBroker runs subscribers inside ``publish``. The runtime's BrokerOutbox now delivers
+    after the processor's lock is released (``flush``), so services no longer deadlock on their
+    own topic; this outbox is for tests that want to choose when outputs are delivered.
     """
 
     def __init__(self, broker: KafkaBroker) -> None:

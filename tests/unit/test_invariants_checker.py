@@ -30,7 +30,7 @@ WIN = RoundEvents(round_id="r1")  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h: 80 back on
 FOLD = RoundEvents(round_id="r2", deck=deck_for("2c7d", "AsAh", "KdQc9s4h3d"))
 VOID = RoundEvents(round_id="r3", deck=deck_for("KcKd", "2h2s", "3c8d9hTsJc"))
 # (available, held) change per unit of amount: the test's own copy of the money rules
-MOVES = {
+MOVES: dict[type[Any], tuple[int, int]] = {
     FundsDeposited: (1, 0),
     FundsWithdrawn: (-1, 0),
     StakeTaken: (-1, 0),

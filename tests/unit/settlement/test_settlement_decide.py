@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from support.deciders import Decider, context_for, types_of
+from support.deciders import context_for, types_of
 from support.rounds import RoundEvents, deck_for
+from support.settlement import SETTLEMENT, round_of
 
 from holdem.core.cards import parse_cards
 from holdem.core.contracts import Malfunction, RoundVoided, Settled
 from holdem.core.rules import settle
 from holdem.settlement.decide import decide
-from holdem.settlement.state import evolve, initial_state
+from holdem.settlement.state import evolve
 
-SETTLEMENT = Decider(initial_state, evolve, decide)
 ROUND = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h: three aces, dealer does not qualify
 
 
@@ -110,7 +110,7 @@ def test_a_malfunction_after_settlement_changes_nothing() -> None:
     _, events = SETTLEMENT.when(state, ROUND.malfunction())
 
     assert events == []
-    assert state.round("p1", "r1").status == "settled"
+    assert round_of(state, "p1", "r1").status == "settled"
 
 
 def test_a_second_malfunction_after_a_void_changes_nothing() -> None:

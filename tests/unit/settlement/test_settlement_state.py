@@ -5,15 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
-from support.deciders import NOW, Decider, context_for
+from support.deciders import NOW, context_for
 from support.rounds import RoundEvents
+from support.settlement import SETTLEMENT, round_of
 
 from holdem.core.contracts import BetRejected, CommandRejected, Mode, Reason, RoundVoided
 from holdem.core.rules import STANDARD
 from holdem.settlement.decide import decide
 from holdem.settlement.state import SettlementState, evolve, initial_state
 
-SETTLEMENT = Decider(initial_state, evolve, decide)
 ROUND = RoundEvents()
 
 
@@ -35,7 +35,7 @@ def test_folding_every_event_twice_gives_the_state_of_folding_it_once() -> None:
         twice = evolve(evolve(twice, event), event)
 
     assert once.rounds == twice.rounds
-    assert [f.malfunction_id for f in once.round("p1", "r1").faults] == [
+    assert [f.malfunction_id for f in round_of(once, "p1", "r1").faults] == [
         ROUND.malfunction("m1").event_id,
         ROUND.malfunction("m2").event_id,
     ]
@@ -44,12 +44,12 @@ def test_folding_every_event_twice_gives_the_state_of_folding_it_once() -> None:
 def test_the_first_decision_of_a_round_is_the_one_kept() -> None:
     state = SETTLEMENT.given([*ROUND.played("fold"), ROUND.called()])
 
-    assert state.round("p1", "r1").decision == ROUND.folded()
+    assert round_of(state, "p1", "r1").decision == ROUND.folded()
 
 
 def test_a_round_collects_bet_cards_and_decision_from_its_events() -> None:
     state = SETTLEMENT.given(ROUND.played())
-    round_ = state.round("p1", "r1")
+    round_ = round_of(state, "p1", "r1")
 
     assert round_.bet == ROUND.bet_placed()
     assert round_.dealt == ROUND.dealt()
@@ -62,7 +62,7 @@ def test_an_ended_round_keeps_only_its_status_and_ignores_later_events() -> None
         **ROUND.envelope("voided", 4), malfunction_id="m1", reason="malfunction: stuck round"
     )
     state = SETTLEMENT.given([ROUND.bet_placed(), ROUND.dealt(), voided, ROUND.called()])
-    round_ = state.round("p1", "r1")
+    round_ = round_of(state, "p1", "r1")
 
     assert round_.status == "voided"
     assert (round_.bet, round_.dealt, round_.decision) == (None, None, None)
@@ -105,7 +105,7 @@ def test_fun_mode_rounds_keep_no_history_but_are_still_settled() -> None:
     state = settled_state(replace(ROUND, mode=Mode.FUN))
 
     assert state.recent("p1") == ()
-    assert state.round("p1", "r1").status == "settled"
+    assert round_of(state, "p1", "r1").status == "settled"
 
 
 def test_a_voided_round_enters_history_as_voided_with_its_reason() -> None:
