@@ -1,0 +1,217 @@
+"""Dealer, wallet and settlement in this process on a real broker: forced decks, an observer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from holdem.core.cards import Card
+from holdem.core.contracts import Message, dump
+from holdem.dealer.app import create_app as dealer_app
+from holdem.dealer.app import csprng_deck
+from holdem.dealer.settings import DealerSettings
+from holdem.runtime.app import ServiceApp
+from holdem.runtime.topics import Topics, ensure_topics
+from holdem.settlement.app import create_app as settlement_app
+from holdem.settlement.settings import SettlementSettings
+from holdem.wallet.app import create_app as wallet_app
+from holdem.wallet.settings import WalletSettings
+from support.invariants import ROLES, Record, violations
+from support.ledger_check import Balances
+
+WAIT_S = 30.0  # the bound of every wait: a lost event fails the test, it never hangs it
+QUIET_S = 0.5  # after the invariants hold, how long a late duplicate gets to show up
+SERVICES = ("wallet", "dealer", "settlement")
+
+
+class ForcedDecks:
+    """The dealer's deck source: queued decks in order, then CSPRNG decks when none is queued."""
+
+    def __init__(self) -> None:
+        self._queue: deque[tuple[Sequence[int], bytes]] = deque()
+
+    def push(self, deck: Sequence[Card], salt: bytes) -> None:
+        self._queue.append((tuple(deck), salt))
+
+    def __call__(self) -> tuple[Sequence[int], bytes]:
+        return self._queue.popleft() if self._queue else csprng_deck()
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+
+class Observer:
+    """Reads every committed record of the five topics, from the beginning, as they arrive."""
+
+    def __init__(self, bootstrap: str, topics: Topics) -> None:
+        self.records: list[Record] = []
+        self._roles = {getattr(topics, role): role for role in ROLES}
+        self._consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False
+        )
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self, partitions: int) -> None:
+        await self._consumer.start()
+        assignment = [TopicPartition(t, p) for t in self._roles for p in range(partitions)]
+        self._consumer.assign(assignment)
+        await self._consumer.seek_to_beginning(*assignment)
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            batches = await self._consumer.getmany(timeout_ms=100)
+            for tp, batch in batches.items():
+                for r in batch:
+                    role = self._roles[tp.topic]
+                    raw = r.value or b""
+                    self.records.append(Record.of(role, r.partition, r.offset, raw, r.timestamp))
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._consumer.stop()
+
+    def of(self, players: Iterable[str]) -> list[Record]:
+        """The records of these players (by the record's player_id)."""
+        wanted = set(players)
+        return [r for r in self.records if r.message is not None and r.message.player_id in wanted]
+
+
+@dataclass
+class Stack:
+    """The three services on one topic prefix; tests isolate themselves by player id."""
+
+    bootstrap: str
+    topics: Topics
+    partitions: int = 3
+    decks: ForcedDecks = field(default_factory=ForcedDecks)
+    services: dict[str, ServiceApp] = field(default_factory=dict)
+    observer: Observer | None = None
+    _producer: AIOKafkaProducer | None = None
+
+    @property
+    def prefix(self) -> str:
+        return self.topics.commands.removesuffix(".holdem.commands")
+
+    def create(self, name: str) -> ServiceApp:
+        common: dict[str, Any] = {
+            "kafka_bootstrap": self.bootstrap,
+            "topic_prefix": self.prefix,
+            "partitions": self.partitions,
+            "metrics_port": 0,
+        }
+        if name == "wallet":
+            table: dict[str, Any] = {
+                "table_ante_min": 10,
+                "table_ante_max": 1_000,
+                "table_bonus_max": 500,
+            }
+            return wallet_app(WalletSettings(**common, **table))
+        if name == "dealer":
+            # Long timers: a test's slow broker must not turn into an auto-fold or a watchdog void.
+            timers: dict[str, Any] = {"decision_timeout_s": 300.0, "stuck_after_s": 300.0}
+            return dealer_app(DealerSettings(**common, **timers), new_deck=self.decks)
+        return settlement_app(SettlementSettings(**common))
+
+    async def start(self, *names: str) -> None:
+        for name in names or SERVICES:
+            service = self.create(name)
+            await asyncio.wait_for(service.app.start(), WAIT_S)
+            self.services[name] = service
+
+    async def stop(self, *names: str) -> None:
+        for name in names or tuple(self.services):
+            service = self.services.pop(name)
+            await asyncio.wait_for(service.app.stop(), WAIT_S)
+
+    async def restart(self, name: str) -> None:
+        """A fresh instance (new, empty state) that must rebuild everything from the log."""
+        await self.stop(name)
+        await self.start(name)
+
+    async def open(self) -> None:
+        await ensure_topics(self.bootstrap, self.topics, self.partitions, wait=WAIT_S)
+        self._producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all")
+        await self._producer.start()
+        self.observer = Observer(self.bootstrap, self.topics)
+        await self.observer.start(self.partitions)
+        await self.start()
+
+    async def close(self) -> None:
+        await self.stop()
+        if self.observer is not None:
+            await self.observer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def send(self, message: Message, role: str | None = None) -> None:
+        """Publish as the operator (commands) or as another service would (``role``)."""
+        assert self._producer is not None
+        topic = getattr(self.topics, role or message.TOPIC)
+        await self._producer.send_and_wait(topic, dump(message), key=message.player_id.encode())
+
+    def records(self, *players: str) -> list[Record]:
+        assert self.observer is not None
+        return self.observer.of(players)
+
+    def events(self, player: str, role: str = "rounds") -> list[Any]:
+        return [r.message for r in self.records(player) if r.role == role]
+
+    async def wait_for(self, found: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
+        """Poll ``found()`` until it returns something truthy; fail naming ``what`` if it never
+        does within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while not (result := found()):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            await asyncio.sleep(0.05)
+        return result
+
+    async def event(self, player: str, kind: str, round_id: str | None = None) -> Any:
+        """The first event of type ``kind`` (on any topic) for ``player`` and ``round_id``."""
+
+        def first() -> Any:
+            return next(
+                (
+                    r.message
+                    for r in self.records(player)
+                    if r.message.type == kind and round_id in (None, r.message.round_id)
+                ),
+                None,
+            )
+
+        return await self.wait_for(first, f"{kind} of {player}/{round_id}")
+
+    def balances(self, *players: str) -> Balances:
+        """The wallet's own view of these players' accounts (its processor state)."""
+        state = self.services["wallet"].processor.state
+        return {
+            (player, currency, str(mode)): (account.available, account.held)
+            for (player, currency, mode), account in state.accounts.items()
+            if player in players
+        }
+
+    async def assert_sound(self, *players: str, timeout: float = WAIT_S) -> None:
+        """Wait until the invariants hold for these players' records, then make sure they stay."""
+
+        def broken() -> list[str]:
+            return violations(self.records(*players), self.balances(*players))
+
+        deadline = time.monotonic() + timeout
+        while found := broken():
+            if time.monotonic() > deadline:
+                raise AssertionError("invariants broken:\n  " + "\n  ".join(found))
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(QUIET_S)
+        found = broken()
+        assert not found, "invariants broken after a quiet period:\n  " + "\n  ".join(found)
