@@ -53,6 +53,7 @@ def settlement_spec(
         decide=decide,
         inputs=("rounds",),
         state_roles=("rounds",),
+        outputs=("rounds",),
         open_rounds=lambda state: state.open_rounds,
         on_handled=on_handled,
     )
