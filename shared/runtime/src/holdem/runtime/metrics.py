@@ -91,5 +91,7 @@ class Metrics:
         elif isinstance(event, RoundVoided):
             self.rounds.labels("voided").inc()
             self.voids.labels(event.reason.split(":")[0][:40]).inc()
+        elif isinstance(event, WalletRejected) and event.command_type == "command.place_bet":
+            return  # the same refusal is counted once, as its BetRejected
         elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):
             self.rejected.labels(service, event.reason.value).inc()
