@@ -28,6 +28,7 @@ from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.topics import ensure_topics
 
 log = structlog.get_logger(__name__)
+FETCH_MAX_WAIT_MS = 50
 
 
 @dataclass
@@ -104,6 +105,10 @@ def build_app(
         group_id=f"{scope}holdem-{spec.name}",
         auto_offset_reset="earliest",
         isolation_level="read_committed",
+        # A read_committed fetch is not answered when a transaction commits, only when
+        # fetch_max_wait_ms runs out (default 500): with a transaction at every hop of a round
+        # that idle wait was most of a round's latency.
+        fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
         ack_policy=AckPolicy.NACK_ON_ERROR,
         listener=None if in_memory else listener,
         title=f"holdem-{spec.name}",
