@@ -1,0 +1,162 @@
+"""`make run`: a local Kafka, the three services as processes, a player load, summary and audit."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from holdem.runtime.audit import AuditReport, audit_run
+from holdem.runtime.client import Operator
+from holdem.runtime.demo_report import strategy_for, summary
+from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
+from holdem.runtime.load import Decide, Plan, Tally, fund, play
+from holdem.runtime.topics import Topics, ensure_topics
+
+DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Where the run plays: the broker, the topics, and where the services' logs go."""
+
+    bootstrap: str
+    prefix: str
+    partitions: int
+    log_dir: Path
+    own_broker: bool
+
+    @property
+    def topics(self) -> Topics:
+        return Topics().with_prefix(self.prefix) if self.prefix else Topics()
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    env = os.environ
+    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.demo", description=__doc__)
+    add = parser.add_argument
+    add("--rounds", type=int, default=0, help=f"rounds to play; 0 = {DEFAULT_ROUNDS}")
+    add("--players", type=int, default=16, help="players betting at the same time")
+    add("--strategy", default="basic", help="player strategy from holdem.core.strategy")
+    add("--voids", type=int, default=-1, help="rounds the operator voids; -1 = 1 per 50, max 5")
+    add("--ante", type=int, default=500, help="ante in minor units")
+    add("--aa-bonus", type=int, default=250, help="AA Bonus bet in minor units (0 = none)")
+    add("--partitions", type=int, default=int(env.get("HOLDEM_PARTITIONS", "3")))
+    add("--prefix", default=env.get("HOLDEM_TOPIC_PREFIX"), help="topic prefix (see README)")
+    add("--bootstrap", default=env.get("HOLDEM_KAFKA_BOOTSTRAP"), help="else a local broker")
+    add("--log-dir", type=Path, default=None, help="services' logs; default a new temp dir")
+    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
+    add("--step-timeout", type=float, default=60.0, help="bound on each wait for an answer, s")
+    args = parser.parse_args(argv)
+    if args.rounds < 0 or args.players < 1:
+        parser.error("--rounds must be >= 0 and --players >= 1")
+    args.rounds = args.rounds or DEFAULT_ROUNDS
+    if args.voids < 0:
+        args.voids = min(5, max(1, args.rounds // 50))
+    return args
+
+
+@contextlib.asynccontextmanager
+async def setup(args: argparse.Namespace, tag: str) -> AsyncIterator[Setup]:
+    """The broker (ours unless one is given), the topics, and a log dir; broker down at exit."""
+    log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix=f"holdem-demo-{tag}-"))
+    broker = None if args.bootstrap else LocalBroker(log_dir / "kafka")
+    try:
+        if broker is not None:
+            print("starting a local Kafka broker (deploy/kafka/kafka.sh up) ...", flush=True)
+        bootstrap = args.bootstrap or await asyncio.to_thread(broker.up)  # type: ignore[union-attr]
+        # Our own broker is empty: the default names. A shared one gets a prefix of this run's.
+        prefix = args.prefix if args.prefix is not None else ("" if broker else f"demo-{tag}")
+        found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None)
+        await ensure_topics(bootstrap, found.topics, args.partitions)
+        yield found
+    finally:
+        if broker is not None:
+            await asyncio.to_thread(broker.down)
+
+
+def metrics_ports(args: argparse.Namespace) -> dict[str, int]:
+    """9101-9103 unless switched off or taken (then that service serves none)."""
+    if args.no_metrics:
+        return {}
+    return {name: port for name, port in METRICS_PORTS.items() if free_port(port)}
+
+
+@contextlib.contextmanager
+def stop_on_interrupt(stop: asyncio.Event) -> Iterator[None]:
+    """First Ctrl-C: no new rounds, rounds in flight finish, the summary and audit still run.
+    A second Ctrl-C interrupts at once."""
+    loop = asyncio.get_running_loop()
+
+    def interrupted() -> None:
+        if stop.is_set():
+            loop.remove_signal_handler(signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
+        print("\ninterrupted: finishing the rounds in flight (Ctrl-C again to abort)", flush=True)
+        stop.set()
+
+    loop.add_signal_handler(signal.SIGINT, interrupted)
+    try:
+        yield None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+async def run(args: argparse.Namespace) -> int:
+    tag = uuid.uuid4().hex[:8]
+    plan = Plan(
+        rounds=args.rounds,
+        players=args.players,
+        ante=args.ante,
+        aa_bonus=args.aa_bonus,
+        voids=args.voids,
+        step_s=args.step_timeout,
+        tag=tag,
+    )
+    decide = strategy_for(args.strategy)
+    stop = asyncio.Event()
+    async with setup(args, tag) as where:
+        ports = metrics_ports(args)
+        launcher = Launcher(where.bootstrap, where.log_dir, where.prefix, where.partitions, ports)
+        print(f"starting dealer, wallet, settlement as processes (logs: {where.log_dir}) ...")
+        started = time.monotonic()
+        async with launcher:
+            print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
+            tally = await _play(where, plan, decide, stop)
+            report = await audit_run(where.bootstrap, where.topics)
+        print(summary(args, where, ports, tally, report, plan))
+    return exit_code(args, tally, report, stop.is_set())
+
+
+async def _play(where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event) -> Tally:
+    async with Operator(where.bootstrap, where.topics, where.partitions) as operator:
+        await fund(operator, plan)
+        with stop_on_interrupt(stop):
+            return await play(operator, plan, decide, stop)
+
+
+def exit_code(args: argparse.Namespace, tally: Tally, report: AuditReport, stopped: bool) -> int:
+    """0 only if every round asked for ended and every invariant holds."""
+    if not report.ok or tally.stalled:
+        return 1
+    if tally.rounds != args.rounds:
+        return 130 if stopped else 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    return asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""Run the local broker and the three services as separate OS processes (demo, chaos tests)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+SERVICES: tuple[str, ...] = ("wallet", "dealer", "settlement")
+METRICS_PORTS: Mapping[str, int] = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
+# The runtime logs this structlog event once it has rebuilt the state of its assigned partitions;
+# from then on it handles records, so it is the moment a service is ready.
+READY_EVENT = "replayed"
+READY_TIMEOUT_S = 90.0  # a restart waits out the dead member's session (10 s) before the replay
+STOP_TIMEOUT_S = 15.0
+BROKER_UP_TIMEOUT_S = 600.0  # a cold machine downloads the broker's jars first
+BROKER_DOWN_TIMEOUT_S = 60.0
+_PR_SET_PDEATHSIG = 1
+
+
+class LaunchError(RuntimeError):
+    """A broker or service that did not start, or died before it was ready."""
+
+
+def kafka_script() -> Path:
+    """deploy/kafka/kafka.sh of this checkout, or the one HOLDEM_KAFKA_SH names."""
+    if named := os.environ.get("HOLDEM_KAFKA_SH"):
+        return Path(named)
+    for root in (Path(__file__).resolve().parents[5], Path.cwd()):
+        script = root / "deploy" / "kafka" / "kafka.sh"
+        if script.is_file():
+            return script
+    raise LaunchError(
+        "deploy/kafka/kafka.sh not found: run from the repository or set HOLDEM_KAFKA_SH"
+    )
+
+
+class LocalBroker:
+    """A real single-node Kafka from ``kafka.sh up`` in a run dir of its own; ``down`` at exit."""
+
+    def __init__(self, run_dir: Path | None = None) -> None:
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-demo-kafka-"))
+        self.bootstrap: str | None = None
+
+    def up(self) -> str:
+        # --watch: should this process be killed outright, the script still stops the broker.
+        command = ["up", "--dir", str(self.run_dir), "--watch", str(os.getpid())]
+        done = self._run(command, BROKER_UP_TIMEOUT_S)
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise LaunchError(
+                f"kafka.sh up failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+            )
+        self.bootstrap = lines[-1]
+        return self.bootstrap
+
+    def down(self) -> None:
+        self._run(["down", "--dir", str(self.run_dir)], BROKER_DOWN_TIMEOUT_S)
+        self.bootstrap = None
+
+    def _run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                [str(kafka_script()), *args],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise LaunchError(f"kafka.sh {args[0]} took over {timeout:.0f}s") from exc
+
+    def __enter__(self) -> str:
+        return self.up()
+
+    def __exit__(self, *exc: object) -> None:
+        self.down()
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: get SIGTERM when the launcher dies, so none is orphaned."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _is_ready_line(line: str) -> bool:
+    if not line.startswith("{"):
+        return False
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("event") == READY_EVENT
+
+
+@dataclass
+class ServiceProcess:
+    """One service as an OS process: ``python -c 'holdem.<name>.app.main()'``, logs to a file."""
+
+    name: str
+    env: dict[str, str]
+    log_path: Path
+    process: subprocess.Popen[bytes] | None = None
+    starts: int = 0
+    kills: int = 0
+    _log_offset: int = 0
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        """Spawn the process; its stdout and stderr are appended to ``log_path``."""
+        if self.alive:
+            raise LaunchError(f"{self.name} is already running (pid {self.pid})")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self._log_offset = log.tell()
+            marker = f"--- launcher: start #{self.starts + 1} of {self.name} at {time.time():.3f}\n"
+            log.write(marker.encode())
+            log.flush()
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", f"from holdem.{self.name}.app import main; main()"],
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C reaches the launcher, which stops them in order
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            )
+        self.starts += 1
+
+    async def wait_ready(self, within_s: float = READY_TIMEOUT_S) -> float:
+        """Seconds until the log since this start says the state is replayed; LaunchError if
+        the process dies or ``within_s`` passes first."""
+        started = time.monotonic()
+        while True:
+            if self._ready_in_log():
+                return time.monotonic() - started
+            if not self.alive:
+                raise LaunchError(f"{self.name} exited ({self._exit_code()}):\n{self.log_tail()}")
+            if time.monotonic() - started > within_s:
+                raise LaunchError(f"{self.name} not ready in {within_s:.0f}s:\n{self.log_tail()}")
+            await asyncio.sleep(0.1)
+
+    def _ready_in_log(self) -> bool:
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_offset)
+            text = log.read().decode("utf-8", errors="replace")
+        return any(_is_ready_line(line) for line in text.splitlines())
+
+    def _exit_code(self) -> int | None:
+        return self.process.poll() if self.process is not None else None
+
+    def kill(self) -> None:
+        """SIGKILL, no goodbye: what a crash looks like to Kafka and to the other services."""
+        if self.process is None or not self.alive:
+            return
+        self.process.kill()
+        self.process.wait(timeout=STOP_TIMEOUT_S)
+        self.kills += 1
+
+    async def stop(self, grace_s: float = STOP_TIMEOUT_S) -> int | None:
+        """SIGTERM (the app's graceful shutdown), SIGKILL if it is still running after
+        ``grace_s``; returns the exit code."""
+        process = self.process
+        if process is None:
+            return None
+        if process.poll() is None:
+            process.terminate()
+            try:
+                await asyncio.to_thread(process.wait, grace_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
+        return process.returncode
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            return f"(no log: {error})"
+        return "\n".join(text.splitlines()[-lines:])
+
+
+@dataclass
+class Launcher:
+    """The three services against one broker and topic prefix; start, crash, restart, stop."""
+
+    bootstrap: str
+    log_dir: Path
+    prefix: str = ""
+    partitions: int = 3
+    metrics_ports: Mapping[str, int] = field(default_factory=dict)  # missing name = off (0)
+    extra_env: Mapping[str, str] = field(default_factory=dict)
+    services: dict[str, ServiceProcess] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.services = {
+            name: ServiceProcess(name, self.env_for(name), self.log_dir / f"{name}.log")
+            for name in SERVICES
+        }
+
+    def env_for(self, name: str) -> dict[str, str]:
+        """The process environment: this one's, plus the HOLDEM_* settings of the service."""
+        return {
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            "HOLDEM_KAFKA_BOOTSTRAP": self.bootstrap,
+            "HOLDEM_TOPIC_PREFIX": self.prefix,
+            "HOLDEM_PARTITIONS": str(self.partitions),
+            # Stable per service: a restarted instance reuses its transactional id and so fences
+            # (aborts) whatever its killed predecessor left open.
+            "HOLDEM_INSTANCE_ID": "0",
+            "HOLDEM_METRICS_PORT": str(self.metrics_ports.get(name, 0)),
+            **self.extra_env,
+        }
+
+    async def start(
+        self, names: Iterable[str] = SERVICES, within_s: float = READY_TIMEOUT_S
+    ) -> None:
+        """Start the services at once and wait until every one is ready."""
+        chosen = [self.services[name] for name in names]
+        for service in chosen:
+            service.start()
+        await asyncio.gather(*(service.wait_ready(within_s) for service in chosen))
+
+    async def restart(self, name: str, within_s: float = READY_TIMEOUT_S) -> float:
+        """kill -9 one service, start it again, and return the seconds until it was ready."""
+        service = self.services[name]
+        service.kill()
+        started = time.monotonic()
+        service.start()
+        await service.wait_ready(within_s)
+        return time.monotonic() - started
+
+    async def stop(self, grace_s: float = STOP_TIMEOUT_S) -> dict[str, int | None]:
+        """Stop every service (SIGTERM, then SIGKILL after ``grace_s``); their exit codes."""
+        names = list(self.services)
+        codes = await asyncio.gather(*(self.services[n].stop(grace_s) for n in names))
+        return dict(zip(names, codes, strict=True))
+
+    async def __aenter__(self) -> Launcher:
+        try:
+            await self.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+
+def free_port(port: int) -> bool:
+    """True if ``port`` can be bound on all interfaces right now (metrics endpoints)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("", port))
+        except OSError:
+            return False
+    return True

@@ -1,0 +1,223 @@
+"""Players through Kafka as an operator drives them: bet, read the deal, decide, get the result."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from holdem.core.cards import Card
+from holdem.core.contracts import (
+    BetPlaced,
+    BetRejected,
+    Call,
+    CallCaptured,
+    CallReleased,
+    Dealt,
+    Deposit,
+    Fold,
+    FundsDeposited,
+    Message,
+    PayoutCredited,
+    PlaceBet,
+    RoundVoided,
+    Settled,
+    StakesRefunded,
+    VoidRound,
+    WalletRejected,
+)
+from holdem.core.contracts.wallet import WalletEvent
+from holdem.runtime.client import Operator, StalledError
+
+# The player's decision from the two hole cards and the flop: "call" or "fold".
+Decide = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], str]
+CALL_MULTIPLE = 2  # the call is 2 × ante (the rule sheet); the wallet holds that much per bet
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to play: how many rounds, by how many players at once, with which stakes."""
+
+    rounds: int
+    players: int = 16
+    ante: int = 500  # minor units
+    aa_bonus: int = 250
+    voids: int = 0  # rounds the operator voids after the deal, to show void-and-refund
+    currency: str = "EUR"
+    step_s: float = 60.0  # bound on every wait for an answer
+    tag: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+
+    def player_ids(self) -> list[str]:
+        return [f"demo-{self.tag}-p{n:03d}" for n in range(self.players)]
+
+    def voided_rounds(self) -> frozenset[int]:
+        """Round numbers spread evenly over the run that the operator voids."""
+        count = min(self.voids, self.rounds)
+        return frozenset(int((k + 0.5) * self.rounds / count) for k in range(count))
+
+    def deposit(self) -> int:
+        """Enough for every player to lose every round it could play, so no bet is refused."""
+        per_round = self.ante + self.aa_bonus + CALL_MULTIPLE * self.ante
+        return per_round * (math.ceil(self.rounds / self.players) + 1)
+
+
+@dataclass
+class Tally:
+    """What the load saw: results, money in and out per bet, timing, stalls."""
+
+    outcomes: Counter[str] = field(default_factory=Counter)  # win/lose/push/fold/voided/...
+    main_wagered: int = 0  # ante + call of settled rounds
+    main_returned: int = 0
+    bonus_wagered: int = 0
+    bonus_returned: int = 0
+    operator_voids: int = 0
+    stalled: list[str] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)  # PlaceBet sent → result read, s
+    started: float = 0.0
+    finished: float = 0.0
+
+    @property
+    def rounds(self) -> int:
+        """Rounds that ended: settled or voided (rejected and stalled bets are not rounds)."""
+        return sum(self.outcomes[k] for k in ("win", "lose", "push", "fold", "voided"))
+
+    @property
+    def seconds(self) -> float:
+        return max(self.finished - self.started, 1e-9)
+
+    def record(self, end: Message) -> None:
+        if isinstance(end, Settled):
+            self.outcomes[end.result] += 1
+            self.main_wagered += end.ante + end.call
+            self.main_returned += end.ante_return + end.call_return
+            self.bonus_wagered += end.aa_bonus
+            self.bonus_returned += end.bonus_return
+        elif isinstance(end, RoundVoided):
+            self.outcomes["voided"] += 1
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _command(model: type[Any], player_id: str, **fields: Any) -> Any:
+    return model(
+        event_id=uuid.uuid4().hex,
+        command_id=uuid.uuid4().hex,
+        player_id=player_id,
+        occurred_at=_now(),
+        **fields,
+    )
+
+
+async def fund(operator: Operator, plan: Plan) -> None:
+    """One Deposit per player, each confirmed by its FundsDeposited (RuntimeError if refused)."""
+
+    async def one(player_id: str) -> None:
+        deposit = _command(Deposit, player_id, currency=plan.currency, amount=plan.deposit())
+        watch = operator.watch(f"command:{deposit.command_id}")
+        try:
+            await operator.send(deposit)
+            answer = await watch.until(FundsDeposited, WalletRejected, within_s=plan.step_s)
+        finally:
+            operator.forget(watch.key)
+        if not isinstance(answer, FundsDeposited):
+            raise RuntimeError(f"deposit for {player_id} refused: {answer}")
+
+    await asyncio.gather(*(one(p) for p in plan.player_ids()))
+
+
+async def play(
+    operator: Operator, plan: Plan, decide: Decide, stop: asyncio.Event | None = None
+) -> Tally:
+    """Play ``plan.rounds`` rounds with ``plan.players`` players at once; ``stop`` ends the load
+    early (rounds in flight still finish)."""
+    tally = Tally(started=time.monotonic())
+    numbers = iter(range(plan.rounds))  # shared: each player takes the next round number
+    voids = plan.voided_rounds()
+    stop = stop or asyncio.Event()
+
+    async def player(player_id: str) -> None:
+        for number in numbers:
+            if stop.is_set():
+                return
+            round_id = f"{player_id}-r{number:06d}"
+            await play_round(operator, plan, player_id, round_id, decide, number in voids, tally)
+
+    await asyncio.gather(*(player(p) for p in plan.player_ids()))
+    tally.finished = time.monotonic()
+    return tally
+
+
+async def play_round(
+    operator: Operator,
+    plan: Plan,
+    player_id: str,
+    round_id: str,
+    decide: Decide,
+    void: bool,
+    tally: Tally,
+) -> None:
+    """Bet, read the deal, decide (or void), and record the round's result."""
+    watch = operator.watch(f"round:{round_id}")
+    sent = time.monotonic()
+    try:
+        stakes = {"currency": plan.currency, "ante": plan.ante, "aa_bonus": plan.aa_bonus}
+        await operator.send(_command(PlaceBet, player_id, round_id=round_id, **stakes))
+        answer = await watch.until(BetPlaced, BetRejected, within_s=plan.step_s)
+        if isinstance(answer, BetRejected):
+            tally.outcomes[f"rejected:{answer.reason.value}"] += 1
+            return
+        if isinstance(answer, BetPlaced):
+            answer = await watch.until(Dealt, within_s=plan.step_s)
+        if isinstance(answer, Dealt):
+            await operator.send(_answer(answer, decide, void, tally))
+            answer = await watch.until(within_s=plan.step_s)
+        # The player's seat is free once the wallet has moved the round's last money.
+        await watch.until(_last_movement(answer), within_s=plan.step_s)
+        tally.record(answer)
+        tally.latencies.append(time.monotonic() - sent)
+    except StalledError as stalled:
+        tally.stalled.append(str(stalled))
+    finally:
+        operator.forget(watch.key)
+
+
+def _last_movement(end: Message) -> type[WalletEvent]:
+    """The wallet's last movement for a round that ended with ``end`` (DESIGN.md's money)."""
+    if isinstance(end, RoundVoided):
+        return StakesRefunded
+    assert isinstance(end, Settled)
+    if end.total_return > 0:
+        return PayoutCredited
+    return CallCaptured if end.decision == "call" else CallReleased
+
+
+def _answer(dealt: Dealt, decide: Decide, void: bool, tally: Tally) -> Any:
+    """The player's Call or Fold for this deal, or the operator's VoidRound."""
+    if void:
+        tally.operator_voids += 1
+        return _command(VoidRound, dealt.player_id, round_id=dealt.round_id, reason="demo")
+    hole = (Card.parse(dealt.player_cards[0]), Card.parse(dealt.player_cards[1]))
+    flop = (Card.parse(dealt.flop[0]), Card.parse(dealt.flop[1]), Card.parse(dealt.flop[2]))
+    model = Call if decide(hole, flop) == "call" else Fold
+    return _command(model, dealt.player_id, round_id=dealt.round_id)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (nearest rank); 0.0 when empty."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def always_call(hole: tuple[Card, Card], flop: tuple[Card, Card, Card]) -> str:
+    """The simplest strategy: call every hand."""
+    return "call"
