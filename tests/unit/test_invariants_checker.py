@@ -135,6 +135,7 @@ def sound_run() -> Run:
     run.add("rounds", FOLD.folded())
     run.move(CallReleased, "release:r2", 20, "r2")
     run.add("rounds", settled(FOLD, **FOLD_OUTCOME))
+    run.move(PayoutCredited, "payout:r2", 0, "r2")  # a lost round is closed by a payout of 0
     run.bet(VOID)
     run.add("rounds", VOID.malfunction())
     run.add("rounds", voided(VOID))

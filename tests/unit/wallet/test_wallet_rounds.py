@@ -5,7 +5,7 @@ from __future__ import annotations
 from support.deciders import types_of
 from support.wallet import WALLET, balances, deposit, place_bet, round_events, settled, voided
 
-from holdem.core.contracts import Call, Fold, Message, Mode, VoidRound
+from holdem.core.contracts import Call, Fold, Message, Mode, PayoutCredited, VoidRound
 from holdem.wallet.state import State
 
 ROUND = round_events("r1")
@@ -56,10 +56,14 @@ def test_a_settlement_credits_the_total_return() -> None:
     assert state.house[HOUSE] == -3_500
 
 
-def test_a_losing_settlement_moves_no_money() -> None:
-    _, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(0))
+def test_a_losing_settlement_moves_no_money_but_closes_the_round() -> None:
+    state, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(0))
 
-    assert events == []
+    assert [(type(e), e.amount, e.idempotency_key) for e in events] == [
+        (PayoutCredited, 0, "payout:r1")
+    ]
+    voided_after = WALLET.when(after(bet_placed(), ROUND.called(), settled(0)), voided())[1]
+    assert voided_after == []
 
 
 def test_a_settlement_for_a_round_the_wallet_does_not_know_is_ignored() -> None:

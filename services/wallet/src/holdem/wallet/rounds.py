@@ -46,7 +46,7 @@ def on_decision(state: State, event: Called | Folded, ctx: Context) -> list[Mess
 
 
 def on_settled(state: State, event: Settled, ctx: Context) -> list[Message]:
-    """Credit the total return once; a round already paid or refunded gets nothing."""
+    """Credit the total return once (0 for a lost round); a round already closed gets nothing."""
     stake = _open_stake(state, event)
     if stake is None:
         return []
@@ -54,9 +54,10 @@ def on_settled(state: State, event: Settled, ctx: Context) -> list[Message]:
     # Called/Folded precede Settled on the round's partition, so this only matters if the
     # decision event was never seen: a payout must not leave the call hanging.
     events = _resolve_call(stake, ledger, event.round_id, capture=event.decision == "call")
-    if event.total_return > 0:
-        key = f"payout:{event.round_id}"
-        events.append(ledger.move(PayoutCredited, key, event.total_return, event.round_id))
+    # Paid even when it is 0: the ledger then closes every settled round, so nothing (not even a
+    # RoundVoided that should never come) can refund a lost round, and auditors see each stake end.
+    key = f"payout:{event.round_id}"
+    events.append(ledger.move(PayoutCredited, key, event.total_return, event.round_id))
     return events
 
 

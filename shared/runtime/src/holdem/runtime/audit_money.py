@@ -163,7 +163,7 @@ def _ending(
 ) -> Iterator[str]:
     paid, refunded = amounts[PayoutCredited], amounts[StakesRefunded]
     if isinstance(end, Settled):
-        expected_paid = [end.total_return] if end.total_return > 0 else []
+        expected_paid = [end.total_return]  # a lost round is closed by a payout of 0
         if paid != expected_paid or refunded:
             yield f"Settled total {end.total_return} but paid {paid}, refunded {refunded}"
     elif refunded != [taken] or paid:

@@ -81,6 +81,7 @@ class BrokerOutbox:
     def __init__(self, broker: KafkaBroker) -> None:
         self._broker = broker
         self._queue: deque[Record] = deque()
+        self._flushing = False
 
     async def start(self) -> None:
         return None
@@ -94,6 +95,14 @@ class BrokerOutbox:
         self._queue.extend(records)
 
     async def flush(self) -> None:
-        while self._queue:
-            topic, key, value = self._queue.popleft()
-            await self._broker.publish(value, topic, key=key.encode())
+        # A delivery runs other handlers, whose own flush() must not overtake this loop: the
+        # outermost flush delivers everything, in publication order, as Kafka would.
+        if self._flushing:
+            return
+        self._flushing = True
+        try:
+            while self._queue:
+                topic, key, value = self._queue.popleft()
+                await self._broker.publish(value, topic, key=key.encode())
+        finally:
+            self._flushing = False
