@@ -50,8 +50,12 @@ def docker_broker() -> Iterator[str]:
         "KAFKA_AUTO_CREATE_TOPICS_ENABLE": "false",
     }.items():
         container.with_env(key, value)
-    with container.start(timeout=120):
+    # Not `with container:`, whose __enter__ would start it without our start-up timeout.
+    container.start(timeout=120)
+    try:
         yield container.get_bootstrap_server()
+    finally:
+        container.stop()
 
 
 @contextlib.contextmanager
