@@ -77,6 +77,7 @@ def _settled(round_: RoundState, outcome: RoundOutcome, ctx: Context) -> Settled
         ante=bet.ante,
         aa_bonus=bet.aa_bonus,
         call=STANDARD.call_multiple * bet.ante if called else 0,
+        pay_table=STANDARD.version,
         **outcome.to_wire(),
     )
 

@@ -176,7 +176,7 @@ def history_entry(round_: RoundState, end: Settled | RoundVoided) -> HistoryEntr
     return HistoryEntry(
         round_id=round_.round_id,
         currency=bet.currency,
-        pay_table=STANDARD.version,
+        pay_table=(settled.pay_table if settled else None) or STANDARD.version,
         ante=bet.ante,
         aa_bonus=bet.aa_bonus,
         call=settled.call if settled else 0,

@@ -95,6 +95,7 @@ class Settled(RoundEvent):
     dealer_category: str
     bonus_category: str
     bonus_class: str
+    pay_table: str | None = None  # version of the pay tables applied, e.g. "standard-1"
 
 
 class Malfunction(RoundEvent):
