@@ -42,6 +42,7 @@ def dealer_spec(
         decide=decide_at_table,
         inputs=("commands", "rounds"),
         state_roles=("rounds", "vault"),
+        outputs=("rounds", "vault"),
         commands=OWNED_COMMANDS,
         rejects_unreadable=frozenset({"rounds"}),
         tick=tick,
