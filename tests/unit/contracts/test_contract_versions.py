@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -49,3 +50,17 @@ def test_types_are_unique_and_namespaced_by_topic() -> None:
     assert len(kinds) == len(set(kinds))
     prefixes = {"command", "round", "wallet", "vault", "rejected"}
     assert all(kind.split(".")[0] in prefixes for kind in kinds)
+
+
+def test_the_published_asyncapi_documents_are_those_the_apps_generate() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "export", ROOT / "scripts" / "export_contracts.py"
+    )
+    assert spec is not None and spec.loader is not None
+    export = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(export)
+    for name, document in export.asyncapi_documents().items():
+        published = json.loads(
+            (ROOT / "docs" / "contracts" / "asyncapi" / f"{name}.json").read_text()
+        )
+        assert published == json.loads(document), f"run `make contracts`: {name} AsyncAPI is stale"
