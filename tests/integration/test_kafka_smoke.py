@@ -62,12 +62,21 @@ async def partitions_of(bootstrap: str, topic: str) -> list[TopicPartition]:
 
 
 async def read_to_end(bootstrap: str, topic: str, isolation_level: str) -> list[ConsumerRecord]:
-    """Every record of `topic` up to its end offset (the last stable offset for read_committed)."""
+    """Every record of `topic` up to its end; for read_committed, once no transaction is open.
+
+    A commit returns before the broker has written its markers, so the last stable offset can
+    lag the log end for a moment: wait until it catches up rather than read a partial view.
+    """
     parts = await partitions_of(bootstrap, topic)
-    async with consumer(bootstrap, isolation_level=isolation_level) as c:
+    async with (
+        consumer(bootstrap) as raw,
+        consumer(bootstrap, isolation_level=isolation_level) as c,
+    ):
+        log_end = await raw.end_offsets(parts)
+        while (end := await c.end_offsets(parts)) != log_end:
+            await asyncio.sleep(0.05)
         c.assign(parts)
         await c.seek_to_beginning(*parts)
-        end = await c.end_offsets(parts)
         records: list[ConsumerRecord] = []
         while any([await c.position(tp) < end[tp] for tp in parts]):
             for batch in (await c.getmany(timeout_ms=200)).values():
@@ -95,6 +104,21 @@ async def group_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]
         return {tp: meta.offset for tp, meta in committed.items() if meta.offset >= 0}
     finally:
         await admin.close()
+
+
+async def settled_group_offsets(
+    bootstrap: str, group: str, expected: dict[TopicPartition, int]
+) -> dict[TopicPartition, int]:
+    """The group's offsets once they equal `expected`, or whatever they are after 5 s.
+
+    Offsets committed in a transaction show only once its markers are written, a moment after
+    the commit returns.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + 5
+    while (offsets := await group_offsets(bootstrap, group)) != expected and loop.time() < give_up:
+        await asyncio.sleep(0.05)
+    return offsets
 
 
 async def test_keyed_records_stay_in_order_on_one_partition_per_key(
@@ -181,7 +205,8 @@ async def test_consume_transform_produce_commits_its_input_offsets_in_the_transa
                 for record in batch:
                     await p.send(topics.rounds, record.value.upper(), record.key)
                 await p.send_offsets_to_transaction({tp: batch[-1].offset + 1}, group)
-            after_commit = await group_offsets(kafka_bootstrap, group)
+            expected = {tp: batch[-1].offset + 1}
+            after_commit = await settled_group_offsets(kafka_bootstrap, group, expected)
             # Step 2 aborts: neither its outputs nor its offset may show.
             batch2 = await take(c, 2)
             await p.begin_transaction()
@@ -189,8 +214,9 @@ async def test_consume_transform_produce_commits_its_input_offsets_in_the_transa
                 await p.send(topics.rounds, record.value.upper(), record.key)
             await p.send_offsets_to_transaction({tp: batch2[-1].offset + 1}, group)
             await p.abort_transaction()
-            after_abort = await group_offsets(kafka_bootstrap, group)
         output = await read_to_end(kafka_bootstrap, topics.rounds, "read_committed")
+        # read_to_end waited for the abort's markers: any offset it were to commit would show now.
+        after_abort = await group_offsets(kafka_bootstrap, group)
         # A restarted member of the group replays from the last committed input offset.
         async with consumer(
             kafka_bootstrap, topics.commands, group_id=group, isolation_level="read_committed"
@@ -198,6 +224,6 @@ async def test_consume_transform_produce_commits_its_input_offsets_in_the_transa
             replayed = await take(restarted, 2)
 
     assert values(output) == [f"CMD-{seq}" for seq in range(5)]
-    assert after_commit == {tp: batch[-1].offset + 1}
-    assert after_abort == after_commit
+    assert after_commit == expected
+    assert after_abort == expected
     assert values(replayed) == ["cmd-5", "cmd-6"]
