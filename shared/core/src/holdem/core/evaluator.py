@@ -1,0 +1,116 @@
+"""Poker hand evaluator: best five of 5, 6 or 7 cards as one int, higher is better.
+
+Values are dense ranks 0..7461 of the distinct five-card hands, so equal values tie exactly and
+suits never break ties. ``evaluate`` works on plain Python ints (a few table steps per hand);
+``evaluate_batch`` runs a numba kernel over a whole array. Cards are not validated here: pass
+distinct codes 0..51 (``cards.parse_cards`` checks text).
+
+>>> from holdem.core.cards import parse_cards
+>>> royal = evaluate(parse_cards("AsKsQsJsTs2c3d"))
+>>> royal, category(royal).name
+(7461, 'ROYAL_FLUSH')
+>>> wheel, six_high = evaluate(parse_cards("As2d3h4c5s")), evaluate(parse_cards("2d3h4c5s6s"))
+>>> category(wheel).name, wheel < six_high
+('STRAIGHT', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from holdem.core.cards import HandCategory
+from holdem.core.evaluator_tables import SUIT_BITS, Tables, hashed_plain, load_tables
+
+VALUE_COUNT: Final = 7462
+
+_TABLES: Final[Tables] = load_tables()
+_KEY: Final[list[int]] = _TABLES.card_key.tolist()
+_FLUSH_SUIT: Final[list[int]] = _TABLES.flush_suit.tolist()
+_FLUSH: Final[list[int]] = _TABLES.flush.tolist()
+_PLAIN: Final[list[dict[int, int]]] = [
+    dict(zip(s.tolist(), v.tolist(), strict=True))
+    for s, v in zip(_TABLES.rank_sums, _TABLES.rank_values, strict=True)
+]
+_PLAIN5, _PLAIN6, _PLAIN7 = _PLAIN
+_CATEGORY: Final[list[HandCategory]] = [HandCategory(c) for c in _TABLES.category.tolist()]
+_LOW: Final = (1 << SUIT_BITS) - 1
+
+
+def _flush_mask(cards: Sequence[int], suit: int) -> int:
+    mask = 0
+    for card in cards:
+        if card & 3 == suit:
+            mask |= 1 << (int(card) >> 2)
+    return mask
+
+
+def evaluate(cards: Sequence[int]) -> int:
+    """Value of the best five of 5, 6 or 7 distinct cards (ints 0..51 or ``Card``)."""
+    key = _KEY
+    if len(cards) == 7:
+        a, b, c, d, e, f, g = cards
+        total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
+        plain = _PLAIN7
+    elif len(cards) == 5:
+        a, b, c, d, e = cards
+        total = key[a] + key[b] + key[c] + key[d] + key[e]
+        plain = _PLAIN5
+    elif len(cards) == 6:
+        a, b, c, d, e, f = cards
+        total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f]
+        plain = _PLAIN6
+    else:
+        raise ValueError(f"evaluate takes 5, 6 or 7 cards, not {len(cards)}")
+    suit = _FLUSH_SUIT[total & _LOW]
+    if suit < 0:
+        return plain[total >> SUIT_BITS]
+    return _FLUSH[_flush_mask(cards, suit)]
+
+
+def category(value: int) -> HandCategory:
+    """The hand category of a value (``ROYAL_FLUSH`` for the ace-high straight flush)."""
+    return _CATEGORY[value]
+
+
+def kernel_tables(
+    size: int = 7,
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int8],
+    npt.NDArray[np.int16],
+    npt.NDArray[np.int32],
+    npt.NDArray[np.int16],
+]:
+    """``(card_key, flush_suit, flush, offsets, plain)``: the numba kernels' tables for a size."""
+    if size not in (5, 6, 7):
+        raise ValueError(f"hands have 5, 6 or 7 cards, not {size}")
+    offsets, plain = hashed_plain(size)
+    return _TABLES.card_key, _TABLES.flush_suit, _TABLES.flush, offsets, plain
+
+
+def evaluate_batch(hands: npt.ArrayLike) -> npt.NDArray[np.int32]:
+    """Values of an (n, 5|6|7) array of card codes, one numba pass (int32, one per row)."""
+    from holdem.core.evaluator_kernels import eval_batch, eval_batch7
+
+    rows = np.ascontiguousarray(hands, dtype=np.uint8)
+    if rows.ndim != 2:
+        raise ValueError(f"hands must be a 2-d array, got shape {rows.shape}")
+    if rows.size and int(rows.max()) > 51:
+        raise ValueError("card codes are 0..51")
+    out = np.empty(rows.shape[0], dtype=np.int32)
+    kernel = eval_batch7 if rows.shape[1] == 7 else eval_batch
+    kernel(rows, kernel_tables(rows.shape[1]), out)
+    return out
+
+
+def __getattr__(name: str) -> Any:
+    """The numba kernels, imported on first use so that importing this module stays light."""
+    if name in {"eval7", "eval_cards", "eval_batch", "eval_batch7", "plain_value"}:
+        from holdem.core import evaluator_kernels
+
+        return getattr(evaluator_kernels, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
