@@ -241,11 +241,15 @@ class Launcher:
             service.start()
         await asyncio.gather(*(service.wait_ready(within_s) for service in chosen))
 
-    async def restart(self, name: str, within_s: float = READY_TIMEOUT_S) -> float:
-        """kill -9 one service, start it again, and return the seconds until it was ready."""
+    async def restart(
+        self, name: str, down_s: float = 0.0, within_s: float = READY_TIMEOUT_S
+    ) -> float:
+        """kill -9 one service, leave it dead ``down_s`` seconds, start it again, and return
+        the seconds from the kill until it was ready again."""
         service = self.services[name]
         service.kill()
         started = time.monotonic()
+        await asyncio.sleep(down_s)
         service.start()
         await service.wait_ready(within_s)
         return time.monotonic() - started
