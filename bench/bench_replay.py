@@ -1,0 +1,216 @@
+"""Replay speed on a real broker: replay + fold of round and wallet events, beside a bare read."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+from prometheus_client import CollectorRegistry
+
+from holdem.core.contracts import (
+    BetPlaced,
+    CallCaptured,
+    Called,
+    CallHeld,
+    Dealt,
+    FundsDeposited,
+    Message,
+    PayoutCredited,
+    Settled,
+    StakeTaken,
+    dump,
+)
+from holdem.core.deck import deal, seal
+from holdem.core.rules import settle
+from holdem.runtime.launcher import LocalBroker
+from holdem.runtime.metrics import Metrics
+from holdem.runtime.processor import Processor
+from holdem.runtime.replay import replay
+from holdem.runtime.topics import Topics, ensure_topics
+from holdem.settlement.app import settlement_spec
+from holdem.settlement.settings import SettlementSettings
+from holdem.wallet.app import wallet_spec
+from holdem.wallet.settings import WalletSettings
+
+PARTITIONS = 3
+PLAYERS = 100
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+ANTE, BONUS = 500, 250
+
+
+def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
+    return {
+        "event_id": f"{round_id or player}.{name}",
+        "player_id": player,
+        "round_id": round_id,
+        "occurred_at": NOW,
+    }
+
+
+def round_events(player: str, round_id: str) -> list[Message]:
+    """BetPlaced, Dealt, Called and Settled of one round dealt from a fresh CSPRNG deck."""
+    sealed = seal()
+    cards = deal(sealed.deck)
+    text = [str(card) for card in sealed.deck]
+    money = {"currency": "EUR", "ante": ANTE, "aa_bonus": BONUS}
+    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call")
+    return [
+        BetPlaced(
+            **_env(player, round_id, "bet"),
+            command_id=f"{round_id}.c",
+            call_hold=2 * ANTE,
+            requested_ante=ANTE,
+            requested_aa_bonus=BONUS,
+            **money,
+        ),
+        Dealt(
+            **_env(player, round_id, "dealt"),
+            player_cards=tuple(text[:2]),
+            flop=tuple(text[4:7]),
+            commitment=sealed.commitment,
+            **money,
+        ),
+        Called(
+            **_env(player, round_id, "called"),
+            turn=text[7],
+            river=text[8],
+            dealer_cards=tuple(text[2:4]),
+            deck=tuple(text),
+            salt=sealed.salt.hex(),
+        ),
+        Settled(
+            **_env(player, round_id, "settled"),
+            decision="call",
+            call=2 * ANTE,
+            **money,
+            **outcome.to_wire(),
+        ),
+    ]
+
+
+def wallet_events(player: str, round_id: str, total: int, balance: int) -> list[Message]:
+    """The round's money: stake, hold, capture, payout, each with the balances after it."""
+    moves = [
+        (StakeTaken, "stake", ANTE + BONUS, -1, 0),
+        (CallHeld, "hold", 2 * ANTE, -1, 1),
+        (CallCaptured, "capture", 2 * ANTE, 0, -1),
+        (PayoutCredited, "payout", total, 1, 0),
+    ]
+    events: list[Message] = []
+    held = 0
+    for model, key, amount, d_available, d_held in moves:
+        balance, held = balance + d_available * amount, held + d_held * amount
+        extra = {"ante": ANTE, "aa_bonus": BONUS} if model is StakeTaken else {}
+        events.append(
+            model(
+                **_env(player, round_id, key),
+                idempotency_key=f"{key}:{round_id}",
+                currency="EUR",
+                amount=amount,
+                available=balance,
+                held=held,
+                **extra,
+            )
+        )
+    return events
+
+
+def generate(rounds: int) -> Iterator[tuple[str, Message]]:
+    """(role, event) for ``rounds`` rounds spread over PLAYERS players, deposits first."""
+    balances = dict.fromkeys((f"p{n:03d}" for n in range(PLAYERS)), 10**9)
+    for player, balance in balances.items():
+        yield (
+            "wallet",
+            FundsDeposited(
+                **_env(player, None, "deposit"),
+                idempotency_key=f"deposit:{player}",
+                currency="EUR",
+                amount=balance,
+                available=balance,
+                held=0,
+            ),
+        )
+    for n in range(rounds):
+        player, round_id = f"p{n % PLAYERS:03d}", f"r{n:07d}"
+        played = round_events(player, round_id)
+        yield from (("rounds", event) for event in played)
+        money = wallet_events(player, round_id, played[-1].total_return, balances[player])  # type: ignore[attr-defined]
+        balances[player] = money[-1].available  # type: ignore[attr-defined]
+        yield from (("wallet", event) for event in money)
+
+
+async def fill(bootstrap: str, topics: Topics, rounds: int) -> int:
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, acks="all", linger_ms=20, max_batch_size=256 * 1024
+    )
+    await producer.start()
+    try:
+        sent = [
+            await producer.send(getattr(topics, role), dump(event), key=event.player_id.encode())
+            for role, event in generate(rounds)
+        ]
+        await asyncio.gather(*sent)
+        return len(sent)
+    finally:
+        await producer.stop()
+
+
+def processor(spec: Any, topics: Topics) -> Processor[Any]:
+    return Processor(spec, topics, outbox=None, metrics=Metrics(CollectorRegistry()))  # type: ignore[arg-type]
+
+
+async def timed(
+    bootstrap: str, topic: str, apply: Callable[[str, bytes], None]
+) -> tuple[int, float]:
+    started = time.perf_counter()
+    count = await replay(bootstrap, [topic], range(PARTITIONS), apply)
+    return count, time.perf_counter() - started
+
+
+async def measure(bootstrap: str, rounds: int) -> None:
+    topics = Topics.unique("bench")
+    await ensure_topics(bootstrap, topics, PARTITIONS)
+    started = time.perf_counter()
+    total = await fill(bootstrap, topics, rounds)
+    print(f"filled {total:,} events ({rounds:,} rounds) in {time.perf_counter() - started:.1f}s")
+    wallet = processor(wallet_spec(WalletSettings().table), topics)
+    settlement = processor(settlement_spec(SettlementSettings()), topics)
+    runs = [
+        ("read only (baseline)", topics.rounds, lambda t, raw: None),
+        ("read only (baseline)", topics.wallet, lambda t, raw: None),
+        ("settlement replay + fold", topics.rounds, settlement.fold),
+        ("wallet replay + fold", topics.wallet, wallet.fold),
+    ]
+    for name, topic, apply in runs:
+        count, seconds = await timed(bootstrap, topic, apply)
+        role = topic.rsplit(".", 1)[-1]
+        print(
+            f"{name:26} {role:7} {count / seconds:>10,.0f} events/s  ({count:,} in {seconds:.2f}s)"
+        )
+    assert wallet.state.open_rounds == {} and settlement.state.open_rounds == 0
+
+
+async def main(rounds: int) -> None:
+    bootstrap = os.environ.get("HOLDEM_KAFKA_BOOTSTRAP") or os.environ.get(
+        "KAFKA_BOOTSTRAP_SERVERS"
+    )
+    if bootstrap:
+        await measure(bootstrap, rounds)
+        return
+    broker = LocalBroker()
+    bootstrap = await asyncio.to_thread(broker.up)
+    try:
+        await measure(bootstrap, rounds)
+    finally:
+        await asyncio.to_thread(broker.down)
+
+
+if __name__ == "__main__":
+    count = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 25_000
+    asyncio.run(main(count))
