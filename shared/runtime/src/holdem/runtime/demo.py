@@ -23,6 +23,7 @@ from holdem.runtime.load import Decide, Plan, Tally, fund, play
 from holdem.runtime.topics import Topics, ensure_topics
 
 DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
+INTERRUPT_DEBOUNCE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,18 @@ def metrics_ports(args: argparse.Namespace) -> dict[str, int]:
 @contextlib.contextmanager
 def stop_on_interrupt(stop: asyncio.Event) -> Iterator[None]:
     """First Ctrl-C: no new rounds, rounds in flight finish, the summary and audit still run.
-    A second Ctrl-C interrupts at once."""
+    Another Ctrl-C a second later interrupts at once (`uv run` forwards the terminal's SIGINT,
+    so one keypress can arrive twice)."""
     loop = asyncio.get_running_loop()
+    first: list[float] = []
 
     def interrupted() -> None:
-        if stop.is_set():
+        if first and time.monotonic() - first[0] > INTERRUPT_DEBOUNCE_S:
             loop.remove_signal_handler(signal.SIGINT)
             signal.raise_signal(signal.SIGINT)
-        print("\ninterrupted: finishing the rounds in flight (Ctrl-C again to abort)", flush=True)
+        if not first:
+            first.append(time.monotonic())
+            print("\ninterrupted: finishing the rounds in flight (Ctrl-C again to abort)")
         stop.set()
 
     loop.add_signal_handler(signal.SIGINT, interrupted)
