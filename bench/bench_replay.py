@@ -59,37 +59,25 @@ def round_events(player: str, round_id: str) -> list[Message]:
     cards = deal(sealed.deck)
     text = [str(card) for card in sealed.deck]
     money = {"currency": "EUR", "ante": ANTE, "aa_bonus": BONUS}
-    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call")
+    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call").to_wire()
+    hold = {"call_hold": 2 * ANTE, "requested_ante": ANTE, "requested_aa_bonus": BONUS}
+    shown = {"player_cards": tuple(text[:2]), "flop": tuple(text[4:7])}
+    reveal = {"turn": text[7], "river": text[8], "dealer_cards": tuple(text[2:4])}
     return [
-        BetPlaced(
-            **_env(player, round_id, "bet"),
-            command_id=f"{round_id}.c",
-            call_hold=2 * ANTE,
-            requested_ante=ANTE,
-            requested_aa_bonus=BONUS,
-            **money,
-        ),
-        Dealt(
-            **_env(player, round_id, "dealt"),
-            player_cards=tuple(text[:2]),
-            flop=tuple(text[4:7]),
-            commitment=sealed.commitment,
-            **money,
-        ),
+        BetPlaced(**_env(player, round_id, "bet"), command_id=f"{round_id}.c", **hold, **money),
+        Dealt(**_env(player, round_id, "dealt"), commitment=sealed.commitment, **shown, **money),
         Called(
             **_env(player, round_id, "called"),
-            turn=text[7],
-            river=text[8],
-            dealer_cards=tuple(text[2:4]),
             deck=tuple(text),
             salt=sealed.salt.hex(),
+            **reveal,
         ),
         Settled(
             **_env(player, round_id, "settled"),
             decision="call",
             call=2 * ANTE,
             **money,
-            **outcome.to_wire(),
+            **outcome,
         ),
     ]
 

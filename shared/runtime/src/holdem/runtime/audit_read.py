@@ -31,21 +31,27 @@ async def read_topic(
         # assign() would win over seek_to_beginning's reset (aiokafka) and read nothing.
         for tp, offset in (await consumer.beginning_offsets(assignment)).items():
             consumer.seek(tp, offset)
-        records: list[ConsumerRecord[bytes, bytes]] = []
-        pending = {tp for tp in assignment if ends[tp] > 0}
-        deadline = time.monotonic() + timeout_s
-        while pending:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{topic}: end offsets not reached in {timeout_s:.0f}s")
-            batches = await consumer.getmany(*pending, timeout_ms=500)
-            for tp, batch in batches.items():
-                records.extend(r for r in batch if r.offset < ends[tp])
-            for tp in list(pending):
-                if await consumer.position(tp) >= ends[tp]:
-                    pending.discard(tp)
-        return records
+        return await _drain(consumer, ends, time.monotonic() + timeout_s)
     finally:
         await consumer.stop()
+
+
+async def _drain(
+    consumer: AIOKafkaConsumer, ends: dict[TopicPartition, int], deadline: float
+) -> list[ConsumerRecord[bytes, bytes]]:
+    """Fetch until every partition's position reaches its end offset."""
+    records: list[ConsumerRecord[bytes, bytes]] = []
+    pending = {tp for tp, end in ends.items() if end > 0}
+    while pending:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"end offsets of {sorted(pending)} not reached in time")
+        batches = await consumer.getmany(*pending, timeout_ms=500)
+        for tp, batch in batches.items():
+            records.extend(r for r in batch if r.offset < ends[tp])
+        for tp in list(pending):
+            if await consumer.position(tp) >= ends[tp]:
+                pending.discard(tp)
+    return records
 
 
 async def _partitions_of(bootstrap: str, topic: str) -> set[int]:

@@ -33,7 +33,7 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.wallet import WalletEvent
-from holdem.runtime.client import Operator, StalledError
+from holdem.runtime.client import Operator, StalledError, Watch
 
 # The player's decision from the two hole cards and the flop: "call" or "fold".
 Decide = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], str]
@@ -168,9 +168,7 @@ async def play_round(
     watch = operator.watch(f"round:{round_id}")
     sent = time.monotonic()
     try:
-        stakes = {"currency": plan.currency, "ante": plan.ante, "aa_bonus": plan.aa_bonus}
-        await operator.send(_command(PlaceBet, player_id, round_id=round_id, **stakes))
-        answer = await watch.until(BetPlaced, BetRejected, within_s=plan.step_s)
+        answer = await _bet(operator, plan, watch, player_id, round_id)
         if isinstance(answer, BetRejected):
             tally.outcomes[f"rejected:{answer.reason.value}"] += 1
             return
@@ -187,6 +185,15 @@ async def play_round(
         tally.stalled.append(str(stalled))
     finally:
         operator.forget(watch.key)
+
+
+async def _bet(
+    operator: Operator, plan: Plan, watch: Watch, player_id: str, round_id: str
+) -> Message:
+    """Send the PlaceBet; the wallet's BetPlaced or BetRejected."""
+    stakes = {"currency": plan.currency, "ante": plan.ante, "aa_bonus": plan.aa_bonus}
+    await operator.send(_command(PlaceBet, player_id, round_id=round_id, **stakes))
+    return await watch.until(BetPlaced, BetRejected, within_s=plan.step_s)
 
 
 def _last_movement(end: Message) -> type[WalletEvent]:
