@@ -11,7 +11,7 @@
 # DIR defaults to deploy/kafka/.run/. --watch PID stops the broker when PID exits, so a test
 # session that is killed outright does not leave a JVM behind.
 # Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
-# KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o).
+# KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o), KAFKA_CDS (0 = off).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -147,8 +147,41 @@ num.io.threads=4
 EOF
 }
 
+# Class-data sharing: the first broker dumps the classes it loaded into an archive when it stops,
+# later brokers map it and start seconds sooner. Keyed by pom and JVM, since it fits only those.
+cds_archive() {
+    local java="$1"
+    echo "$CACHE/cds/kafka-$(pom_hash | cut -c1-12)-$("$java" -version 2>&1 | head -n1 | tr -cd '[:alnum:]._-').jsa"
+}
+
+cds_options() {
+    local java="$1" archive
+    [[ "${KAFKA_CDS:-1}" == 1 ]] || return 0
+    archive="$(cds_archive "$java")"
+    if [[ -s "$archive" ]]; then
+        echo "-XX:SharedArchiveFile=$archive"
+    else
+        # Dumped into the run dir; `down` validates it and only then moves it into the cache.
+        mkdir -p "$CACHE/cds"
+        echo "$java" >"$RUN_DIR/cds.java"
+        echo "-XX:ArchiveClassesAtExit=$RUN_DIR/cds.jsa"
+    fi
+}
+
+# Runs after the broker exited cleanly: an archive a JVM cannot map would crash every later start.
+cds_keep() {
+    local java archive
+    [[ -f "$RUN_DIR/cds.java" && -s "$RUN_DIR/cds.jsa" ]] || { rm -f "$RUN_DIR/cds.java" "$RUN_DIR/cds.jsa"; return 0; }
+    java="$(cat "$RUN_DIR/cds.java")"
+    archive="$(cds_archive "$java")"
+    if "$java" -XX:SharedArchiveFile="$RUN_DIR/cds.jsa" -Xshare:on -cp "$LIBS/*" -version >/dev/null 2>&1; then
+        mv -f "$RUN_DIR/cds.jsa" "$archive"  # atomic: parallel brokers may race to install theirs
+    fi
+    rm -f "$RUN_DIR/cds.java" "$RUN_DIR/cds.jsa"
+}
+
 start_once() {
-    local java="$1" ports broker_port controller_port pid deadline
+    local java="$1" ports broker_port controller_port pid deadline cds
     ports="$(free_ports)"
     broker_port="${ports% *}"
     controller_port="${ports#* }"
@@ -158,10 +191,11 @@ start_once() {
     "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
         kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
         >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    cds="$(cds_options "$java")"
     # setsid: the broker must not get the caller's Ctrl-C or die with make's process group.
-    # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS is a list of JVM flags on purpose
+    # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS and cds are lists of JVM flags on purpose
     setsid "$java" ${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
-        -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+        -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true $cds \
         -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
         -cp "$LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \
         >"$RUN_DIR/server.log" 2>&1 </dev/null &
@@ -177,6 +211,12 @@ start_once() {
             rm -f "$RUN_DIR/pid"
             # A port taken between choosing and binding: worth another try with new ports.
             grep -q "Address already in use" "$RUN_DIR/server.log" 2>/dev/null && return 2
+            # A JVM that died on the shared archive: drop the archive, the next try runs without.
+            if [[ "$cds" == -XX:SharedArchiveFile=* ]]; then
+                log "broker died with CDS archive ${cds#*=}, removing it and retrying"
+                rm -f "${cds#*=}"
+                return 2
+            fi
             tail -n 40 "$RUN_DIR/server.log" >&2
             die "broker exited during start-up (log: $RUN_DIR/server.log)"
         fi
@@ -216,7 +256,7 @@ cmd_up() {
         start_once "$java" || rc=$?
         [[ $rc -eq 0 ]] && break
         [[ $rc -eq 2 && $attempt -lt 3 ]] || die "could not start the broker"
-        log "port taken, retrying with other ports"
+        log "retrying the start"
     done
     [[ -n "$WATCH_PID" ]] && start_watchdog "$WATCH_PID"
     log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log"
@@ -233,7 +273,9 @@ cmd_down_quiet() {
         log "pid $pid ignored SIGTERM for ${STOP_TIMEOUT}s, sending SIGKILL"
         kill -KILL "$pid" 2>/dev/null || true
         while alive "$pid"; do sleep 0.1; done
+        rm -f "$RUN_DIR/cds.jsa"  # possibly cut off mid-dump
     fi
+    cds_keep
     rm -f "$RUN_DIR/pid" "$RUN_DIR/bootstrap"
     log "stopped pid $pid"
 }
