@@ -57,7 +57,7 @@ def test_a_settlement_credits_the_total_return() -> None:
 
 
 def test_a_losing_settlement_moves_no_money_but_closes_the_round() -> None:
-    state, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(0))
+    _, events = WALLET.when(after(bet_placed(), ROUND.called()), settled(0))
 
     assert [(type(e), e.amount, e.idempotency_key) for e in events] == [
         (PayoutCredited, 0, "payout:r1")
