@@ -16,7 +16,7 @@ distinct codes 0..51 (``cards.parse_cards`` checks text).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -35,7 +35,6 @@ _PLAIN: Final[list[dict[int, int]]] = [
     dict(zip(s.tolist(), v.tolist(), strict=True))
     for s, v in zip(_TABLES.rank_sums, _TABLES.rank_values, strict=True)
 ]
-_PLAIN5, _PLAIN6, _PLAIN7 = _PLAIN
 _CATEGORY: Final[list[HandCategory]] = [HandCategory(c) for c in _TABLES.category.tolist()]
 _LOW: Final = (1 << SUIT_BITS) - 1
 
@@ -48,27 +47,37 @@ def _flush_mask(cards: Sequence[int], suit: int) -> int:
     return mask
 
 
-def evaluate(cards: Sequence[int]) -> int:
-    """Value of the best five of 5, 6 or 7 distinct cards (ints 0..51 or ``Card``)."""
-    key = _KEY
-    if len(cards) == 7:
-        a, b, c, d, e, f, g = cards
-        total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
-        plain = _PLAIN7
-    elif len(cards) == 5:
-        a, b, c, d, e = cards
-        total = key[a] + key[b] + key[c] + key[d] + key[e]
-        plain = _PLAIN5
-    elif len(cards) == 6:
-        a, b, c, d, e, f = cards
-        total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f]
-        plain = _PLAIN6
-    else:
-        raise ValueError(f"evaluate takes 5, 6 or 7 cards, not {len(cards)}")
-    suit = _FLUSH_SUIT[total & _LOW]
-    if suit < 0:
-        return plain[total >> SUIT_BITS]
-    return _FLUSH[_flush_mask(cards, suit)]
+def _make_evaluate() -> Callable[[Sequence[int]], int]:
+    # the tables are bound as closure cells: faster to reach than module globals
+    key, flush_suit, flush = _KEY, _FLUSH_SUIT, _FLUSH
+    plain5, plain6, plain7 = _PLAIN
+
+    def evaluate(cards: Sequence[int]) -> int:
+        """Value of the best five of 5, 6 or 7 distinct cards (ints 0..51 or ``Card``)."""
+        n = len(cards)
+        if n == 7:
+            a, b, c, d, e, f, g = cards
+            total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f] + key[g]
+            plain = plain7
+        elif n == 5:
+            a, b, c, d, e = cards
+            total = key[a] + key[b] + key[c] + key[d] + key[e]
+            plain = plain5
+        elif n == 6:
+            a, b, c, d, e, f = cards
+            total = key[a] + key[b] + key[c] + key[d] + key[e] + key[f]
+            plain = plain6
+        else:
+            raise ValueError(f"evaluate takes 5, 6 or 7 cards, not {n}")
+        suit = flush_suit[total & _LOW]
+        if suit < 0:
+            return plain[total >> SUIT_BITS]
+        return flush[_flush_mask(cards, suit)]
+
+    return evaluate
+
+
+evaluate: Final = _make_evaluate()
 
 
 def category(value: int) -> HandCategory:

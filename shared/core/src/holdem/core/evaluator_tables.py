@@ -154,7 +154,7 @@ def load_tables() -> Tables:
     except (OSError, KeyError, ValueError):
         pass
     tables = build_tables()
-    _save(
+    save_arrays(
         path,
         card_key=tables.card_key,
         flush_suit=tables.flush_suit,
@@ -166,7 +166,7 @@ def load_tables() -> Tables:
     return tables
 
 
-def _save(path: Path, **arrays: npt.NDArray[Any]) -> None:
+def save_arrays(path: Path, **arrays: npt.NDArray[Any]) -> None:
     """Write an npz atomically; a read-only home still works, it just rebuilds next time."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +208,7 @@ def hashed_plain(size: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16
             offsets = data["offsets"]
     except (OSError, KeyError, ValueError):
         offsets = perfect_hash(sums)
-        _save(path, offsets=offsets)
+        save_arrays(path, offsets=offsets)
     slots = offsets[sums >> HASH_SHIFT] + (sums & HASH_LOW)
     table = np.zeros(int(slots.max()) + 1, dtype=np.int16)
     table[slots] = values
