@@ -15,14 +15,19 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from holdem.core.cards import parse_cards
+from holdem.core.rtp import PUBLISHED
+from holdem.core.strategy import Decide
 from holdem.runtime.audit import AuditReport, audit_run
 from holdem.runtime.client import Operator
-from holdem.runtime.demo_report import strategy_for, summary
+from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
 from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
-from holdem.runtime.load import Decide, Plan, Tally, fund, play
+from holdem.runtime.load import Plan, Tally, fund, play
 from holdem.runtime.topics import Topics, ensure_topics
 
 DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
+EXACT_TIMEOUT_S = 600.0  # the full enumeration takes ~30 s on two cores, once; then it is cached
+SAMPLE_DEAL = (parse_cards("AsKd"), parse_cards("2c7h9s"))
 INTERRUPT_DEBOUNCE_S = 1.0
 
 
@@ -57,6 +62,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--log-dir", type=Path, default=None, help="services' logs; default a new temp dir")
     add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
     add("--step-timeout", type=float, default=60.0, help="bound on each wait for an answer, s")
+    add("--no-exact", action="store_true", help="skip the exact RTP figures (enumeration)")
     args = parser.parse_args(argv)
     if args.rounds < 0 or args.players < 1:
         parser.error("--rounds must be >= 0 and --players >= 1")
@@ -116,9 +122,8 @@ def stop_on_interrupt(stop: asyncio.Event) -> Iterator[None]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-async def run(args: argparse.Namespace) -> int:
-    tag = uuid.uuid4().hex[:8]
-    plan = Plan(
+def plan_of(args: argparse.Namespace, tag: str) -> Plan:
+    return Plan(
         rounds=args.rounds,
         players=args.players,
         ante=args.ante,
@@ -127,8 +132,13 @@ async def run(args: argparse.Namespace) -> int:
         step_s=args.step_timeout,
         tag=tag,
     )
-    decide = strategy_for(args.strategy)
-    stop = asyncio.Event()
+
+
+async def run(args: argparse.Namespace) -> int:
+    tag = uuid.uuid4().hex[:8]
+    plan, decide, stop = plan_of(args, tag), strategy_for(args.strategy), asyncio.Event()
+    # The first decision may build the strategy's table (optimal): before the clock starts.
+    await asyncio.wait_for(asyncio.to_thread(decide, *SAMPLE_DEAL), EXACT_TIMEOUT_S)
     async with setup(args, tag) as where:
         ports = metrics_ports(args)
         launcher = Launcher(where.bootstrap, where.log_dir, where.prefix, where.partitions, ports)
@@ -138,8 +148,21 @@ async def run(args: argparse.Namespace) -> int:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
             tally = await _play(where, plan, decide, stop)
             report = await audit_run(where.bootstrap, where.topics)
-        print(summary(args, where, ports, tally, report, plan))
+        exact = await exact_or_why(args)
+        print(summary(args, where, ports, tally, report, plan, exact))
     return exit_code(args, tally, report, stop.is_set())
+
+
+async def exact_or_why(args: argparse.Namespace) -> Exact:
+    """The strategy's exact figures, unless switched off or not ready within the bound."""
+    sheet = PUBLISHED.get(args.strategy, ("-", "-"))
+    if args.no_exact:
+        return Exact(None, None, "not computed: --no-exact", sheet)
+    print("exact RTP figures (full enumeration, cached after the first time) ...", flush=True)
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(exact_rtp, args.strategy), EXACT_TIMEOUT_S)
+    except TimeoutError:
+        return Exact(None, None, f"not ready in {EXACT_TIMEOUT_S:.0f}s", sheet)
 
 
 async def _play(where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event) -> Tally:

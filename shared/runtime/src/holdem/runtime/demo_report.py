@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from holdem.core.rtp import PUBLISHED
+from holdem.core.sim import exact_figures
+from holdem.core.strategy import STRATEGIES, Decide
 from holdem.runtime.audit import AuditReport
-from holdem.runtime.load import Decide, Plan, Tally, always_call, percentile
+from holdem.runtime.load import Plan, Tally, percentile
 
 if TYPE_CHECKING:
     from holdem.runtime.demo import Setup
@@ -16,29 +19,29 @@ OUTCOMES = ("win", "lose", "push", "fold", "voided")
 SHOWN_VIOLATIONS = 10
 
 
+@dataclass(frozen=True)
+class Exact:
+    """A strategy's exact RTPs (holdem.core.rtp, by full enumeration) and the rule sheet's."""
+
+    main: float | None
+    bonus: float | None
+    note: str  # where the exact figures come from, or why there are none
+    sheet: tuple[str, str] = ("-", "-")  # the rule sheet's published (main, bonus), percent
+
+
 def strategy_for(name: str) -> Decide:
-    """The named player strategy of holdem.core.strategy; until that module exists only
-    ``always-call`` is available (a stub, named as such in the summary)."""
-    try:
-        module: Any = importlib.import_module("holdem.core.strategy")
-    except ImportError:
-        module = None
-    if module is None:
-        if name in {"always-call", "basic"}:
-            return always_call
-        raise SystemExit(f"unknown strategy {name!r}: holdem.core.strategy is not available")
-    found: Decide = module.strategy(name)
-    return found
+    """The named player strategy of holdem.core.strategy."""
+    if name not in STRATEGIES:
+        raise SystemExit(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGIES)}")
+    return STRATEGIES[name]
 
 
-def exact_rtp(name: str) -> tuple[float | None, float | None, str]:
-    """(main game, AA Bonus, source) exact RTP for the strategy, if holdem.core.rtp has them."""
-    try:
-        module: Any = importlib.import_module("holdem.core.rtp")
-    except ImportError:
-        return None, None, "holdem.core.rtp not available"
-    figures = module.exact(name)
-    return figures.main, figures.bonus, "holdem.core.rtp, exact by enumeration"
+def exact_rtp(name: str) -> Exact:
+    """The strategy's exact figures from the cached enumeration (computed once if missing:
+    about 30 s on two cores, then cached in the user cache directory)."""
+    main, bonus, _ = exact_figures(name)
+    sheet = PUBLISHED.get(name, ("-", "-"))
+    return Exact(float(main), float(bonus), "exact by full enumeration, holdem.core.rtp", sheet)
 
 
 def _pct(value: float | None) -> str:
@@ -56,17 +59,18 @@ def _outcomes(tally: Tally) -> str:
     return ", ".join(shown) + f" (voided by the operator: {tally.operator_voids})"
 
 
-def _rtp_lines(args: argparse.Namespace, tally: Tally) -> list[str]:
-    main, bonus, source = exact_rtp(args.strategy)
+def _rtp_lines(args: argparse.Namespace, tally: Tally, exact: Exact) -> list[str]:
     settled = sum(tally.outcomes[k] for k in ("win", "lose", "push", "fold"))
     observed = _ratio(tally.main_returned, tally.main_wagered)
     observed_bonus = _ratio(tally.bonus_returned, tally.bonus_wagered)
+    main_sheet, bonus_sheet = exact.sheet
     return [
         f"main-game RTP: {_pct(observed)} observed over {settled} settled rounds "
-        f"(ante + call returned / wagered); exact for {args.strategy}: {_pct(main)} [{source}]",
+        f"(ante + call returned / wagered); exact for {args.strategy}: {_pct(exact.main)} "
+        f"[{exact.note}]; rule sheet: {main_sheet}%",
         f"AA-bonus RTP: {_pct(observed_bonus)} observed "
         f"({tally.bonus_wagered} wagered, {tally.bonus_returned} returned); "
-        f"exact: {_pct(bonus)} [{source}]",
+        f"exact: {_pct(exact.bonus)}; rule sheet: {bonus_sheet}%",
     ]
 
 
@@ -89,6 +93,7 @@ def summary(
     tally: Tally,
     report: AuditReport,
     plan: Plan,
+    exact: Exact,
 ) -> str:
     """The summary block `make run` prints; one ``key: value`` per line."""
     broker = "local, started for this run" if where.own_broker else "given"
@@ -104,7 +109,7 @@ def summary(
         f"AA bonus {plan.aa_bonus} (minor units, {plan.currency})",
         f"rounds: {tally.rounds} (of {args.rounds} asked)",
         f"outcomes: {_outcomes(tally)}",
-        *_rtp_lines(args, tally),
+        *_rtp_lines(args, tally, exact),
         f"speed: {speed:.1f} rounds/s through Kafka ({tally.rounds} rounds in "
         f"{tally.seconds:.2f}s; round latency p50 {percentile(tally.latencies, 0.5):.3f}s, "
         f"p95 {percentile(tally.latencies, 0.95):.3f}s)",

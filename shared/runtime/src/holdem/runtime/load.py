@@ -7,7 +7,6 @@ import math
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,10 +32,9 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.strategy import Decide
 from holdem.runtime.client import Operator, StalledError, Watch
 
-# The player's decision from the two hole cards and the flop: "call" or "fold".
-Decide = Callable[[tuple[Card, Card], tuple[Card, Card, Card]], str]
 CALL_MULTIPLE = 2  # the call is 2 × ante (the rule sheet); the wallet holds that much per bet
 
 
@@ -211,8 +209,8 @@ def _answer(dealt: Dealt, decide: Decide, void: bool, tally: Tally) -> Any:
     if void:
         tally.operator_voids += 1
         return _command(VoidRound, dealt.player_id, round_id=dealt.round_id, reason="demo")
-    hole = (Card.parse(dealt.player_cards[0]), Card.parse(dealt.player_cards[1]))
-    flop = (Card.parse(dealt.flop[0]), Card.parse(dealt.flop[1]), Card.parse(dealt.flop[2]))
+    hole = [Card.parse(text) for text in dealt.player_cards]
+    flop = [Card.parse(text) for text in dealt.flop]
     model = Call if decide(hole, flop) == "call" else Fold
     return _command(model, dealt.player_id, round_id=dealt.round_id)
 
@@ -223,8 +221,3 @@ def percentile(values: list[float], share: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
-
-
-def always_call(hole: tuple[Card, Card], flop: tuple[Card, Card, Card]) -> str:
-    """The simplest strategy: call every hand."""
-    return "call"
