@@ -52,7 +52,8 @@ async def kill_at_random(launcher: Launcher, chaos: Chaos) -> None:
 
 
 async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -> Tally:
-    plan = Plan(rounds=100_000, players=8, voids=0, step_s=STEP_S)  # ended by `stop`
+    # Ended by `stop`; every 25th round is voided by the operator, so refunds face crashes too.
+    plan = Plan(rounds=100_000, players=8, voids=4_000, step_s=STEP_S)
     chaos = Chaos(seed=int(os.environ.get("CHAOS_SEED", random.randrange(2**32))))
     async with Operator(bootstrap, topics, PARTITIONS) as operator:
         await fund(operator, plan)
