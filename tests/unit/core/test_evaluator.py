@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from collections.abc import Iterable
 from math import comb
 
 import numpy as np
@@ -49,6 +50,7 @@ def value(text: str) -> int:
 
 def all_hands(size: int, first: int | None = None) -> npt.NDArray[np.uint8]:
     """Every ``size``-card hand as rows (only those whose lowest card is ``first`` if given)."""
+    combos: Iterable[tuple[int, ...]]
     if first is None:
         combos = itertools.combinations(range(52), size)
         count = comb(52, size)
