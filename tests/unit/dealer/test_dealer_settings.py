@@ -33,9 +33,7 @@ def test_the_table_is_read_from_holdem_environment_variables(
     assert table.stuck_after == timedelta(seconds=3)
 
 
-@pytest.mark.parametrize(
-    "env", [{"timeout_policy": "optimal"}, {"timeout_policy": "dance"}, {"decision_timeout_s": 0}]
-)
+@pytest.mark.parametrize("env", [{"timeout_policy": "dance"}, {"decision_timeout_s": 0}])
 def test_a_policy_the_dealer_cannot_apply_or_a_zero_timeout_fails_at_start_up(
     env: dict[str, object],
 ) -> None:

@@ -10,6 +10,8 @@ from support.dealer import DEALER, GAME, TABLE, sealed, settled, tick
 from support.deciders import types_of
 
 from holdem.core.contracts import Called, Folded, Malfunction, RoundVoided
+from holdem.core.deck import deal
+from holdem.core.strategy import optimal
 from holdem.dealer.context import TimeoutPolicy
 from holdem.dealer.state import DealerState, Phase
 
@@ -35,9 +37,13 @@ def test_a_round_past_its_decision_time_is_completed_by_the_tables_policy(
     assert decision.deck == tuple(map(str, GAME.deck))
 
 
-def test_the_optimal_policy_is_not_available_until_the_strategy_lands() -> None:
-    with pytest.raises(NotImplementedError):
-        tick(DEALT, 31, replace(TABLE, timeout_policy=TimeoutPolicy.OPTIMAL))
+def test_the_optimal_policy_plays_the_exact_best_decision_for_the_dealt_cards() -> None:
+    _, events = tick(DEALT, 31, replace(TABLE, timeout_policy=TimeoutPolicy.OPTIMAL))
+
+    [decision] = events
+    dealt = deal(GAME.deck)
+    expected = Called if optimal(dealt.player, dealt.flop) == "call" else Folded
+    assert isinstance(decision, expected) and decision.auto
 
 
 def test_a_timeout_decides_once() -> None:

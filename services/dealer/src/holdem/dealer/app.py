@@ -9,7 +9,8 @@ from prometheus_client import CollectorRegistry
 from holdem.core.contracts import Message
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
-from holdem.dealer.context import DeckSource, Table, Tick
+from holdem.core.strategy import optimal_table
+from holdem.dealer.context import DeckSource, Table, Tick, TimeoutPolicy
 from holdem.dealer.decide import bind
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.state import DealerState, evolve, initial_state
@@ -68,4 +69,6 @@ def main() -> None:
     """``holdem-dealer``: run the service until SIGINT/SIGTERM, serving /metrics."""
     settings = DealerSettings()
     configure_logging(NAME, settings.log_level)
+    if settings.timeout_policy is TimeoutPolicy.OPTIMAL:
+        optimal_table()  # load (or build, about a minute) before the first tick needs it
     run(create_app(settings))

@@ -42,7 +42,7 @@ class DealerSettings(RuntimeSettings):
     def _policy_is_available(cls, policy: TimeoutPolicy) -> TimeoutPolicy:
         # Refused at start-up: a policy that cannot decide would fail every tick, watchdog too.
         if policy not in AVAILABLE_POLICIES:
-            raise ValueError(f"timeout policy {policy.value!r} is not available yet")
+            raise ValueError(f"timeout policy {policy.value!r} is not available")
         return policy
 
     @property

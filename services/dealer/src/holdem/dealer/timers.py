@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from holdem.core.cards import parse_cards
 from holdem.core.contracts import Message
+from holdem.core.deck import deal
+from holdem.core.strategy import optimal
 from holdem.dealer.context import DealerContext, TimeoutPolicy
 from holdem.dealer.events import Decision, malfunction, reveal
 from holdem.dealer.state import DECIDED, DealerState, Phase, Round
@@ -48,9 +51,7 @@ def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
     return malfunction(r, round_ctx, "watchdog", reason)
 
 
-# OPTIMAL waits for holdem.core.strategy (the exact EV of calling vs folding, from the math
-# work): until it lands the settings refuse it, and auto_decision raises if handed it anyway.
-AVAILABLE_POLICIES = frozenset({TimeoutPolicy.FOLD, TimeoutPolicy.CALL})
+AVAILABLE_POLICIES = frozenset(TimeoutPolicy)
 
 
 def auto_decision(policy: TimeoutPolicy, r: Round) -> Decision:
@@ -59,4 +60,7 @@ def auto_decision(policy: TimeoutPolicy, r: Round) -> Decision:
         return "call"
     if policy is TimeoutPolicy.FOLD:
         return "fold"
-    raise NotImplementedError(f"timeout policy {policy.value!r} needs holdem.core.strategy")
+    # OPTIMAL: the player's best play by exact EV (a table lookup; the table is loaded, or built
+    # by the full enumeration, when the dealer starts with this policy).
+    dealt = deal(parse_cards(r.deck))
+    return optimal(dealt.player, dealt.flop)
