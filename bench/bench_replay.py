@@ -19,6 +19,7 @@ from holdem.core.contracts import (
     Called,
     CallHeld,
     Dealt,
+    DeckSealed,
     FundsDeposited,
     Message,
     PayoutCredited,
@@ -28,6 +29,8 @@ from holdem.core.contracts import (
 )
 from holdem.core.deck import deal, seal
 from holdem.core.rules import settle
+from holdem.dealer.app import dealer_spec
+from holdem.dealer.settings import DealerSettings
 from holdem.runtime.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
@@ -54,7 +57,8 @@ def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
 
 
 def round_events(player: str, round_id: str) -> list[Message]:
-    """BetPlaced, Dealt, Called and Settled of one round dealt from a fresh CSPRNG deck."""
+    """DeckSealed (vault), then BetPlaced, Dealt, Called and Settled of one round dealt from a
+    fresh CSPRNG deck."""
     sealed = seal()
     cards = deal(sealed.deck)
     text = [str(card) for card in sealed.deck]
@@ -64,6 +68,12 @@ def round_events(player: str, round_id: str) -> list[Message]:
     shown = {"player_cards": tuple(text[:2]), "flop": tuple(text[4:7])}
     reveal = {"turn": text[7], "river": text[8], "dealer_cards": tuple(text[2:4])}
     return [
+        DeckSealed(
+            **_env(player, round_id, "sealed"),
+            deck=tuple(text),
+            salt=sealed.salt.hex(),
+            commitment=sealed.commitment,
+        ),
         BetPlaced(**_env(player, round_id, "bet"), command_id=f"{round_id}.c", **hold, **money),
         Dealt(**_env(player, round_id, "dealt"), commitment=sealed.commitment, **shown, **money),
         Called(
@@ -127,7 +137,7 @@ def generate(rounds: int) -> Iterator[tuple[str, Message]]:
     for n in range(rounds):
         player, round_id = f"p{n % PLAYERS:03d}", f"r{n:07d}"
         played = round_events(player, round_id)
-        yield from (("rounds", event) for event in played)
+        yield from ((event.TOPIC, event) for event in played)
         money = wallet_events(player, round_id, played[-1].total_return, balances[player])  # type: ignore[attr-defined]
         balances[player] = money[-1].available  # type: ignore[attr-defined]
         yield from (("wallet", event) for event in money)
@@ -154,10 +164,10 @@ def processor(spec: Any, topics: Topics) -> Processor[Any]:
 
 
 async def timed(
-    bootstrap: str, topic: str, apply: Callable[[str, bytes], None]
+    bootstrap: str, topics: list[str], apply: Callable[[str, bytes], None]
 ) -> tuple[int, float]:
     started = time.perf_counter()
-    count = await replay(bootstrap, [topic], range(PARTITIONS), apply)
+    count = await replay(bootstrap, topics, range(PARTITIONS), apply)
     return count, time.perf_counter() - started
 
 
@@ -169,19 +179,21 @@ async def measure(bootstrap: str, rounds: int) -> None:
     print(f"filled {total:,} events ({rounds:,} rounds) in {time.perf_counter() - started:.1f}s")
     wallet = processor(wallet_spec(WalletSettings().table), topics)
     settlement = processor(settlement_spec(SettlementSettings()), topics)
+    dealer = processor(dealer_spec(DealerSettings().table), topics)
     runs = [
-        ("read only (baseline)", topics.rounds, lambda t, raw: None),
-        ("read only (baseline)", topics.wallet, lambda t, raw: None),
-        ("settlement replay + fold", topics.rounds, settlement.fold),
-        ("wallet replay + fold", topics.wallet, wallet.fold),
+        ("read only (baseline)", [topics.rounds, topics.vault], lambda t, raw: None),
+        ("read only (baseline)", [topics.wallet], lambda t, raw: None),
+        ("dealer replay + fold", [topics.rounds, topics.vault], dealer.fold),
+        ("settlement replay + fold", [topics.rounds], settlement.fold),
+        ("wallet replay + fold", [topics.wallet], wallet.fold),
     ]
-    for name, topic, apply in runs:
-        count, seconds = await timed(bootstrap, topic, apply)
-        role = topic.rsplit(".", 1)[-1]
-        print(
-            f"{name:26} {role:7} {count / seconds:>10,.0f} events/s  ({count:,} in {seconds:.2f}s)"
-        )
-    assert wallet.state.open_rounds == {} and settlement.state.open_rounds == 0
+    for name, read, apply in runs:
+        count, seconds = await timed(bootstrap, read, apply)
+        roles = "+".join(topic.rsplit(".", 1)[-1] for topic in read)
+        rate = f"{count / seconds:>9,.0f} events/s"
+        print(f"{name:26} {roles:12} {rate} ({count:,} in {seconds:.2f}s)")
+    assert not wallet.state.open_rounds and not settlement.state.open_rounds
+    assert not dealer.state.open
 
 
 async def main(rounds: int) -> None:
