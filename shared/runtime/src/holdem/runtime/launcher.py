@@ -112,6 +112,7 @@ class ServiceProcess:
     name: str
     env: dict[str, str]
     log_path: Path
+    argv: list[str] = field(default_factory=list)  # empty: the service's own main()
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
     kills: int = 0
@@ -136,7 +137,8 @@ class ServiceProcess:
             log.write(marker.encode())
             log.flush()
             self.process = subprocess.Popen(
-                [sys.executable, "-c", f"from holdem.{self.name}.app import main; main()"],
+                self.argv
+                or [sys.executable, "-c", f"from holdem.{self.name}.app import main; main()"],
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,

@@ -1,0 +1,77 @@
+"""The launcher with stand-in processes: ready on the runtime's log line, kill -9, stop, failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from holdem.runtime import app
+from holdem.runtime.launcher import READY_EVENT, LaunchError, ServiceProcess
+
+
+def fake(tmp_path: Path, script: str) -> ServiceProcess:
+    argv = [sys.executable, "-c", script]
+    return ServiceProcess("fake", dict(os.environ), tmp_path / "fake.log", argv=argv)
+
+
+READY = json.dumps({"event": READY_EVENT, "partitions": [0, 1, 2], "service": "fake"})
+SERVES = f"import sys, time; print('starting'); print({READY!r}, file=sys.stderr); time.sleep(60)"
+
+
+def test_the_ready_event_is_the_one_the_runtime_logs_after_its_replay() -> None:
+    source = Path(app.__file__).read_text()
+
+    assert re.search(rf'log\.info\(\s*"{READY_EVENT}"', source)
+
+
+async def test_a_service_is_ready_once_its_log_says_replayed_and_stops_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    service = fake(tmp_path, SERVES)
+    service.start()
+
+    await service.wait_ready(within_s=20)
+    code = await service.stop(grace_s=5)
+
+    assert code == -signal.SIGTERM and not service.alive
+    assert "starting" in service.log_path.read_text()
+
+
+async def test_a_restart_waits_for_a_new_ready_line_not_the_old_one(tmp_path: Path) -> None:
+    service = fake(tmp_path, SERVES)
+    service.start()
+    await service.wait_ready(within_s=20)
+
+    service.kill()
+    service.argv = [sys.executable, "-c", "import time; time.sleep(60)"]  # never ready again
+    service.start()
+
+    with pytest.raises(LaunchError, match="not ready in 1s"):
+        await service.wait_ready(within_s=1)
+    await service.stop(grace_s=5)
+    assert (service.starts, service.kills) == (2, 1)
+
+
+async def test_a_service_that_dies_before_it_is_ready_fails_with_its_log(tmp_path: Path) -> None:
+    service = fake(tmp_path, "import sys; print('bad settings', file=sys.stderr); sys.exit(3)")
+    service.start()
+
+    with pytest.raises(LaunchError, match=r"(?s)fake exited \(3\).*bad settings"):
+        await service.wait_ready(within_s=20)
+
+
+async def test_a_service_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) -> None:
+    ignores = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    service = fake(tmp_path, ignores + f"print({READY!r}, flush=True); time.sleep(60)")
+    service.start()
+    await service.wait_ready(within_s=20)
+
+    code = await service.stop(grace_s=0.5)
+
+    assert code == -signal.SIGKILL
