@@ -1,0 +1,59 @@
+"""The demo's operator side without Kafka: a round's watch keeps early events, plans add up."""
+
+from __future__ import annotations
+
+import pytest
+from support.rounds import RoundEvents
+
+from holdem.core.contracts import CallCaptured, Dealt, RoundVoided
+from holdem.runtime.client import StalledError, Watch
+from holdem.runtime.load import Plan, Tally, percentile
+
+GAME = RoundEvents()
+
+
+def captured() -> CallCaptured:
+    return CallCaptured(
+        **GAME.envelope("capture", 3),
+        idempotency_key="capture:r1",
+        currency="EUR",
+        amount=20,
+        available=0,
+        held=0,
+    )
+
+
+async def test_a_wallet_event_read_before_the_round_event_is_kept_for_the_next_wait() -> None:
+    watch = Watch("round:r1")
+    for event in (GAME.bet_placed(), captured(), GAME.dealt()):
+        watch.queue.put_nowait(event)
+
+    assert isinstance(await watch.until(Dealt, within_s=1), Dealt)
+    assert isinstance(await watch.until(CallCaptured, within_s=1), CallCaptured)
+
+
+async def test_a_terminal_event_ends_any_wait_and_silence_is_a_stall() -> None:
+    watch = Watch("round:r1")
+    voided = RoundVoided(**GAME.envelope("voided", 4), malfunction_id="m1", reason="test")
+    watch.queue.put_nowait(voided)
+
+    assert await watch.until(Dealt, within_s=1) == voided
+    with pytest.raises(StalledError, match="no Dealt in 0s"):
+        await watch.until(Dealt, within_s=0.1)
+
+
+def test_voided_rounds_are_spread_over_the_run_and_deposits_cover_every_loss() -> None:
+    plan = Plan(rounds=200, players=16, ante=500, aa_bonus=250, voids=4)
+
+    assert sorted(plan.voided_rounds()) == [25, 75, 125, 175]
+    assert plan.deposit() == (500 + 250 + 1000) * (13 + 1)
+    assert len(set(plan.player_ids())) == 16
+
+
+def test_the_tally_counts_ended_rounds_only_and_percentiles_are_nearest_rank() -> None:
+    tally = Tally()
+    tally.outcomes.update({"win": 2, "fold": 1, "voided": 1, "rejected:below_minimum": 5})
+
+    assert tally.rounds == 4
+    assert percentile([3.0, 1.0, 2.0, 4.0], 0.5) == 2.0
+    assert percentile([], 0.95) == 0.0
