@@ -5,7 +5,7 @@ UV ?= uv
 PY := $(UV) run --frozen python
 ROUNDS ?= 0
 
-.PHONY: install run test test-slow lint fmt bench contracts kafka-up kafka-down up down clean
+.PHONY: install run test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -36,6 +36,11 @@ bench: install  ## speed figures, each beside a baseline measured in the same ru
 
 contracts: install  ## JSON Schema files, the contract version lock, the services' AsyncAPI
 	$(PY) scripts/export_contracts.py
+
+check-rules:  ## promtool: the Prometheus rules, their unit tests, prometheus.yml (apt-get install prometheus)
+	promtool check rules deploy/prometheus/rules/*.yml
+	promtool test rules deploy/prometheus/tests/*.test.yml
+	promtool check config deploy/prometheus/prometheus.yml
 
 kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker); prints its address
 	@deploy/kafka/kafka.sh up
