@@ -48,10 +48,6 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}%"
 
 
-def _ratio(returned: int, wagered: int) -> float | None:
-    return returned / wagered if wagered else None
-
-
 def _outcomes(tally: Tally) -> str:
     shown = [f"{name} {tally.outcomes[name]}" for name in OUTCOMES]
     other = sorted(k for k in tally.outcomes if k not in OUTCOMES)
@@ -59,18 +55,25 @@ def _outcomes(tally: Tally) -> str:
     return ", ".join(shown) + f" (voided by the operator: {tally.operator_voids})"
 
 
+def _observed(tally: Tally) -> tuple[str, str]:
+    """Observed main-game and AA-bonus RTP, each with its 95% confidence half-width."""
+    sums = tally.returns
+    if sums.rounds < 2:
+        return "n/a", "n/a"
+    main = "{} ± {}".format(*map(_pct, sums.main_rtp()))
+    bonus = "{} ± {}".format(*map(_pct, sums.bonus_rtp())) if sums.sums["b"] else "n/a"
+    return main, bonus
+
+
 def _rtp_lines(args: argparse.Namespace, tally: Tally, exact: Exact) -> list[str]:
-    settled = sum(tally.outcomes[k] for k in ("win", "lose", "push", "fold"))
-    observed = _ratio(tally.main_returned, tally.main_wagered)
-    observed_bonus = _ratio(tally.bonus_returned, tally.bonus_wagered)
+    main, bonus = _observed(tally)
     main_sheet, bonus_sheet = exact.sheet
     return [
-        f"main-game RTP: {_pct(observed)} observed over {settled} settled rounds "
-        f"(ante + call returned / wagered); exact for {args.strategy}: {_pct(exact.main)} "
+        f"main-game RTP: {main} observed (95% CI, {tally.returns.rounds} settled rounds, "
+        f"ante + call returned / wagered); exact for {args.strategy}: {_pct(exact.main)} "
         f"[{exact.note}]; rule sheet: {main_sheet}%",
-        f"AA-bonus RTP: {_pct(observed_bonus)} observed "
-        f"({tally.bonus_wagered} wagered, {tally.bonus_returned} returned); "
-        f"exact: {_pct(exact.bonus)}; rule sheet: {bonus_sheet}%",
+        f"AA-bonus RTP: {bonus} observed ({tally.bonus_wagered} wagered, "
+        f"{tally.bonus_returned} returned); exact: {_pct(exact.bonus)}; rule sheet: {bonus_sheet}%",
     ]
 
 

@@ -32,6 +32,7 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.sim import Tally as SimTally
 from holdem.core.strategy import Decide
 from holdem.runtime.client import Operator, StalledError, Watch
 
@@ -74,6 +75,7 @@ class Tally:
     main_returned: int = 0
     bonus_wagered: int = 0
     bonus_returned: int = 0
+    returns: SimTally = field(default_factory=SimTally)  # per-round sums for the RTPs' CIs
     operator_voids: int = 0
     stalled: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)  # PlaceBet sent → result read, s
@@ -96,6 +98,8 @@ class Tally:
             self.main_returned += end.ante_return + end.call_return
             self.bonus_wagered += end.aa_bonus
             self.bonus_returned += end.bonus_return
+            main = (end.ante + end.call, end.ante_return + end.call_return)
+            self.returns.add(*main, end.aa_bonus, end.bonus_return)
         elif isinstance(end, RoundVoided):
             self.outcomes["voided"] += 1
 
