@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -51,7 +52,8 @@ class LocalBroker:
     """A real single-node Kafka from ``kafka.sh up`` in a run dir of its own; ``down`` at exit."""
 
     def __init__(self, run_dir: Path | None = None) -> None:
-        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-demo-kafka-"))
+        self._own_dir = run_dir is None  # a temp dir of ours is removed at down()
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-kafka-"))
         self.bootstrap: str | None = None
 
     def up(self) -> str:
@@ -67,8 +69,10 @@ class LocalBroker:
         return self.bootstrap
 
     def down(self) -> None:
+        """Stop the broker and drop its data (the run dir's logs stay unless it is our temp)."""
         self._run(["down", "--dir", str(self.run_dir)], BROKER_DOWN_TIMEOUT_S)
         self.bootstrap = None
+        shutil.rmtree(self.run_dir if self._own_dir else self.run_dir / "data", ignore_errors=True)
 
     def _run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
         try:

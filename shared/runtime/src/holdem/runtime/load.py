@@ -61,9 +61,9 @@ class Plan:
         return frozenset(int((k + 0.5) * self.rounds / count) for k in range(count))
 
     def deposit(self) -> int:
-        """Enough for every player to lose every round it could play, so no bet is refused."""
-        per_round = self.ante + self.aa_bonus + CALL_MULTIPLE * self.ante
-        return per_round * (math.ceil(self.rounds / self.players) + 1)
+        """Enough for one player to lose every round of the run, so no bet is ever refused:
+        players take the next round when free, so a fast one may play far more than its share."""
+        return (self.ante + self.aa_bonus + CALL_MULTIPLE * self.ante) * self.rounds
 
 
 @dataclass
