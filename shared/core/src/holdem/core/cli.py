@@ -7,9 +7,15 @@ import sys
 
 # subcommand -> (module with ``main(argv) -> int``, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "settle": ("holdem.core.harness", "settle forced rounds from JSON lines (certification harness)"),
+    "settle": (
+        "holdem.core.harness",
+        "settle forced rounds from JSON lines (certification harness)",
+    ),
     "rtp": ("holdem.core.rtp", "exact return to player by full enumeration"),
-    "ev": ("holdem.core.rtp", "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`"),
+    "ev": (
+        "holdem.core.rtp",
+        "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`",
+    ),
     "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
 }
 
