@@ -33,10 +33,10 @@ class Chaos:
     """The kills done, in order, with the seconds each service took to be ready again."""
 
     seed: int
-    kills: list[tuple[str, float]] = field(default_factory=list)
+    kills: list[tuple[str, float, int]] = field(default_factory=list)  # name, s, events replayed
 
     def describe(self) -> str:
-        done = ", ".join(f"{name} ({seconds:.1f}s)" for name, seconds in self.kills)
+        done = ", ".join(f"{n} ({s:.1f}s, replayed {e})" for n, s, e in self.kills)
         return f"seed {self.seed}; kill -9 + restart: {done}"
 
 
@@ -48,7 +48,8 @@ async def kill_at_random(launcher: Launcher, chaos: Chaos) -> None:
     for name in victims:
         await asyncio.sleep(rng.uniform(*ALIVE_S))
         seconds = await launcher.restart(name, down_s=rng.uniform(*DOWN_S))
-        chaos.kills.append((name, seconds))
+        replayed = sum(r.get("events", 0) for r in launcher.services[name].replays())
+        chaos.kills.append((name, seconds, replayed))
 
 
 async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -> Tally:
@@ -65,7 +66,7 @@ async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -
             stop.set()
         tally = await asyncio.wait_for(load, DRAIN_S)
     print(f"\nchaos: {chaos.describe()}; {tally.rounds} rounds, {dict(tally.outcomes)}")
-    assert sorted({name for name, _ in chaos.kills}) == sorted(SERVICES), chaos.describe()
+    assert sorted({name for name, *_ in chaos.kills}) == sorted(SERVICES), chaos.describe()
     return tally
 
 

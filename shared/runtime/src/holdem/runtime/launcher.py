@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 SERVICES: tuple[str, ...] = ("wallet", "dealer", "settlement")
 METRICS_PORTS: Mapping[str, int] = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
@@ -99,14 +100,15 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def _is_ready_line(line: str) -> bool:
+def _replay_record(line: str) -> dict[str, Any] | None:
+    """The runtime's "replayed" log record on this line, if it is one."""
     if not line.startswith("{"):
-        return False
+        return None
     try:
         record = json.loads(line)
     except ValueError:
-        return False
-    return isinstance(record, dict) and record.get("event") == READY_EVENT
+        return None
+    return record if isinstance(record, dict) and record.get("event") == READY_EVENT else None
 
 
 @dataclass
@@ -166,10 +168,14 @@ class ServiceProcess:
             await asyncio.sleep(0.1)
 
     def _ready_in_log(self) -> bool:
+        return bool(self.replays())
+
+    def replays(self) -> list[dict[str, Any]]:
+        """The "replayed" records logged since the last start: partitions, events, seconds."""
         with self.log_path.open("rb") as log:
             log.seek(self._log_offset)
             text = log.read().decode("utf-8", errors="replace")
-        return any(_is_ready_line(line) for line in text.splitlines())
+        return [r for r in map(_replay_record, text.splitlines()) if r is not None]
 
     def _exit_code(self) -> int | None:
         return self.process.poll() if self.process is not None else None
