@@ -6,7 +6,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,13 +60,11 @@ def round_events(player: str, round_id: str) -> list[Message]:
     """DeckSealed (vault), then BetPlaced, Dealt, Called and Settled of one round dealt from a
     fresh CSPRNG deck."""
     sealed = seal()
-    cards = deal(sealed.deck)
-    text = [str(card) for card in sealed.deck]
+    text = tuple(str(card) for card in sealed.deck)
     money = {"currency": "EUR", "ante": ANTE, "aa_bonus": BONUS}
-    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call").to_wire()
     hold = {"call_hold": 2 * ANTE, "requested_ante": ANTE, "requested_aa_bonus": BONUS}
     shown = {"player_cards": tuple(text[:2]), "flop": tuple(text[4:7])}
-    reveal = {"turn": text[7], "river": text[8], "dealer_cards": tuple(text[2:4])}
+    reveal = {"turn": text[7], "river": text[8], "dealer_cards": tuple(text[2:4]), "deck": text}
     return [
         DeckSealed(
             **_env(player, round_id, "sealed"),
@@ -76,20 +74,18 @@ def round_events(player: str, round_id: str) -> list[Message]:
         ),
         BetPlaced(**_env(player, round_id, "bet"), command_id=f"{round_id}.c", **hold, **money),
         Dealt(**_env(player, round_id, "dealt"), commitment=sealed.commitment, **shown, **money),
-        Called(
-            **_env(player, round_id, "called"),
-            deck=tuple(text),
-            salt=sealed.salt.hex(),
-            **reveal,
-        ),
-        Settled(
-            **_env(player, round_id, "settled"),
-            decision="call",
-            call=2 * ANTE,
-            **money,
-            **outcome,
-        ),
+        Called(**_env(player, round_id, "called"), salt=sealed.salt.hex(), **reveal),
+        settled(player, round_id, sealed.deck, money),
     ]
+
+
+def settled(player: str, round_id: str, deck: Sequence[int], money: dict[str, Any]) -> Settled:
+    """The rules' settlement of a called round dealt from ``deck``."""
+    cards = deal(deck)
+    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call").to_wire()
+    return Settled(
+        **_env(player, round_id, "settled"), decision="call", call=2 * ANTE, **money, **outcome
+    )
 
 
 def wallet_events(player: str, round_id: str, total: int, balance: int) -> list[Message]:

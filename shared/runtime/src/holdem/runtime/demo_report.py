@@ -99,24 +99,29 @@ def summary(
     exact: Exact,
 ) -> str:
     """The summary block `make run` prints; one ``key: value`` per line."""
-    broker = "local, started for this run" if where.own_broker else "given"
-    metrics = " ".join(f"{n}:{p}" for n, p in ports.items()) or "off"
-    speed = tally.rounds / tally.seconds
     lines = [
         "== Casino Hold'em demo: summary",
-        f"broker: {where.bootstrap} ({broker}); topics {where.topics.commands} etc., "
-        f"{where.partitions} partitions",
-        f"services: dealer, wallet, settlement as separate processes; metrics {metrics}; "
-        f"logs {where.log_dir}",
+        *_setup_lines(where, ports),
         f"players: {plan.players}; strategy {args.strategy}; ante {plan.ante}, "
         f"AA bonus {plan.aa_bonus} (minor units, {plan.currency})",
         f"rounds: {tally.rounds} (of {args.rounds} asked)",
         f"outcomes: {_outcomes(tally)}",
         *_rtp_lines(args, tally, exact),
-        f"speed: {speed:.1f} rounds/s through Kafka ({tally.rounds} rounds in "
-        f"{tally.seconds:.2f}s; round latency p50 {percentile(tally.latencies, 0.5):.3f}s, "
-        f"p95 {percentile(tally.latencies, 0.95):.3f}s)",
+        f"speed: {tally.rounds / tally.seconds:.1f} rounds/s through Kafka ({tally.rounds} "
+        f"rounds in {tally.seconds:.2f}s; round latency p50 "
+        f"{percentile(tally.latencies, 0.5):.3f}s, p95 {percentile(tally.latencies, 0.95):.3f}s)",
         *_audit_lines(report),
     ]
     lines += [f"stalled: {text}" for text in tally.stalled[:SHOWN_VIOLATIONS]]
     return "\n".join(lines)
+
+
+def _setup_lines(where: Setup, ports: dict[str, int]) -> list[str]:
+    broker = "local, started for this run" if where.own_broker else "given"
+    metrics = " ".join(f"{n}:{p}" for n, p in ports.items()) or "off"
+    return [
+        f"broker: {where.bootstrap} ({broker}); topics {where.topics.commands} etc., "
+        f"{where.partitions} partitions",
+        f"services: dealer, wallet, settlement as separate processes; metrics {metrics}; "
+        f"logs {where.log_dir}",
+    ]
