@@ -7,7 +7,14 @@ from datetime import UTC, datetime, timedelta
 from prometheus_client import CollectorRegistry
 from support.messages import command, envelope
 
-from holdem.core.contracts import BetRejected, PlaceBet, Reason, Settled, WalletRejected
+from holdem.core.contracts import (
+    BetRejected,
+    PlaceBet,
+    Reason,
+    RoundVoided,
+    Settled,
+    WalletRejected,
+)
 from holdem.runtime.metrics import Metrics
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -70,3 +77,14 @@ def test_a_settled_round_counts_its_outcome_and_each_bet_wagered_and_returned() 
     assert value(registry, "holdem_returned_minor_total", bet="ante", currency="EUR") == 200
     assert value(registry, "holdem_returned_minor_total", bet="aa_bonus", currency="EUR") == 0
     assert value(registry, "holdem_wagered_minor_total", bet="aa_bonus", currency="EUR") == 50
+
+
+def test_events_of_a_periodic_decision_are_counted_without_a_latency() -> None:
+    registry = CollectorRegistry()
+    voided = RoundVoided(**envelope(round_id="r1"), malfunction_id="m1", reason="watchdog: stuck")
+    assert Metrics(registry).observe_events("dealer", [voided])
+    assert value(registry, "holdem_rounds_total", outcome="voided") == 1
+    assert value(registry, "holdem_voids_total", reason="watchdog") == 1
+    assert (
+        value(registry, "holdem_events_published_total", service="dealer", type="round.voided") == 1
+    )

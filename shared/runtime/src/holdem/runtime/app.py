@@ -52,6 +52,7 @@ class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
         # Another instance may own these partitions next: forget their rounds so no tick acts
         # on them; the next assignment rebuilds what is ours.
         self.ready = False
+        self.processor.metrics.lag.clear()  # no stale lag for partitions we may not own again
         async with self.processor.lock:
             self.processor.reset()
 

@@ -68,15 +68,19 @@ class Metrics:
     def observe(
         self, service: str, cause: Message, events: Iterable[Message], now: datetime
     ) -> None:
-        """Count what one decision published."""
+        """Count what one decision published, and its latency from the input."""
+        if self.observe_events(service, events):
+            seconds = (now - cause.occurred_at).total_seconds()
+            self.latency.labels(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
+
+    def observe_events(self, service: str, events: Iterable[Message]) -> bool:
+        """Count published events (also those of periodic decisions); True if there were any."""
         any_event = False
         for event in events:
             any_event = True
             self.published.labels(service, event.type).inc()  # type: ignore[attr-defined]
             self._observe_domain(service, event)
-        if any_event:
-            seconds = (now - cause.occurred_at).total_seconds()
-            self.latency.labels(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
+        return any_event
 
     def _observe_domain(self, service: str, event: Message) -> None:
         if isinstance(event, Settled):

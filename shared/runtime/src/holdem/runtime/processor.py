@@ -112,6 +112,7 @@ class Processor(Generic[S]):
             ctx = Context(now=now, cause_id=f"tick:{self.spec.name}:{now.isoformat()}")
             events = self.spec.tick(self.state, ctx)
             await self._publish(events)
+            self.metrics.observe_events(self.spec.name, events)
             self._update_open_rounds()
         await self.outbox.flush()
 
