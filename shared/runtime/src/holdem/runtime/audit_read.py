@@ -21,7 +21,7 @@ async def read_topic(
     )
     await consumer.start()
     try:
-        partitions = await _partitions_of(bootstrap, topic)
+        partitions = await partitions_of(bootstrap, topic)
         if not partitions:
             raise LookupError(f"topic {topic} does not exist")
         assignment = [TopicPartition(topic, p) for p in sorted(partitions)]
@@ -54,7 +54,7 @@ async def _drain(
     return records
 
 
-async def _partitions_of(bootstrap: str, topic: str) -> set[int]:
+async def partitions_of(bootstrap: str, topic: str) -> set[int]:
     # A producer fetches one topic's metadata on demand; a consumer's cache holds only its own.
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
     await producer.start()

@@ -37,7 +37,10 @@ async def replay(
         pending = {tp for tp in assignment if ends[tp] > 0}
         if not pending:
             return 0
-        await consumer.seek_to_beginning(*pending)
+        # Explicit seeks (see audit_read): a position reset still in flight from assign() must
+        # not decide where a replay starts.
+        for tp, offset in (await consumer.beginning_offsets(list(pending))).items():
+            consumer.seek(tp, offset)
         deadline = time.monotonic() + timeout_s
         applied = 0
         while pending:
