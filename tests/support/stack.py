@@ -54,7 +54,10 @@ class Observer:
         self.records: list[Record] = []
         self._roles = {getattr(topics, role): role for role in ROLES}
         self._consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False
+            bootstrap_servers=bootstrap,
+            isolation_level="read_committed",
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",  # a reset in flight from assign() must not skip records
         )
         self._task: asyncio.Task[None] | None = None
 
@@ -62,7 +65,8 @@ class Observer:
         await self._consumer.start()
         assignment = [TopicPartition(t, p) for t in self._roles for p in range(partitions)]
         self._consumer.assign(assignment)
-        await self._consumer.seek_to_beginning(*assignment)
+        for tp, offset in (await self._consumer.beginning_offsets(assignment)).items():
+            self._consumer.seek(tp, offset)
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
