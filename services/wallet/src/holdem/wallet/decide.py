@@ -27,11 +27,12 @@ from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.decider import Context
 from holdem.core.errors import BetBelowMinimumError
 from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
+from holdem.core.rules import STANDARD
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.state import State
 
-CALL_MULTIPLE = 2  # the call is exactly 2 × ante (RULES.md), so a bet holds that much back
+CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could not be reported
 _ENVELOPE = {"event_id", "occurred_at", "causation_id", "correlation_id", "command_id"}
 

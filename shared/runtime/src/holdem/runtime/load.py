@@ -32,11 +32,12 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.rules import STANDARD
 from holdem.core.sim import Tally as SimTally
 from holdem.core.strategy import Decide
 from holdem.runtime.client import Operator, StalledError, Watch
 
-CALL_MULTIPLE = 2  # the call is 2 × ante (the rule sheet); the wallet holds that much per bet
+CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 
 
 @dataclass(frozen=True)
