@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from support.kafka_io import produce, read_all
+from support.kafka_io import produce, read_all, wait_for
 from support.messages import command
 from support.toy import TOY
 
@@ -20,12 +20,6 @@ pytestmark = pytest.mark.kafka
 def settings_for(bootstrap: str, topics: Topics) -> RuntimeSettings:
     prefix = topics.commands.removesuffix(".holdem.commands")
     return RuntimeSettings(kafka_bootstrap=bootstrap, topic_prefix=prefix, partitions=3)
-
-
-async def wait_for(predicate, timeout: float = 30.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not await predicate():
-            await asyncio.sleep(0.2)
 
 
 async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
@@ -44,7 +38,7 @@ async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
         async def one() -> bool:
             return len(await malfunctions()) == 1
 
-        await wait_for(one)
+        await wait_for(one, timeout=30.0)
 
     restarted = build_app(TOY, settings)
     async with running(restarted):
@@ -55,7 +49,7 @@ async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
         async def two() -> bool:
             return len(await malfunctions()) >= 2
 
-        await wait_for(two)
+        await wait_for(two, timeout=30.0)
         await asyncio.sleep(1.0)  # give a wrong duplicate time to show up
         assert restarted.processor.state == {"r1", "r2"}
     assert sorted(m.round_id for m in await malfunctions()) == ["r1", "r2"]

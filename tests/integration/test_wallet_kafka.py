@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
-from support.kafka_io import produce, read_all
+from support.kafka_io import produce, read_all, wait_for
 from support.wallet import balances, deposit, place_bet, round_events, settled
 
 from holdem.core.contracts import Message, dump, parse
@@ -21,12 +21,6 @@ pytestmark = pytest.mark.kafka
 def settings_for(bootstrap: str, topics: Topics) -> WalletSettings:
     prefix = topics.commands.removesuffix(".holdem.commands")
     return WalletSettings(kafka_bootstrap=bootstrap, topic_prefix=prefix, metrics_port=0)
-
-
-async def wait_for(predicate: Callable[[], Awaitable[bool]], timeout: float = 60.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not await predicate():
-            await asyncio.sleep(0.2)
 
 
 async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settlement_once(
@@ -58,13 +52,13 @@ async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settleme
             (topics.rounds, settled(7_000), 5),
         ):
             await send(topic, message)
-            await wait_for(has(ledger_size))
+            await wait_for(has(ledger_size), timeout=60.0)
 
     restarted = create_app(settings)
     async with running(restarted):
         await send(topics.rounds, settled(7_000))  # a redelivered settlement
         await send(topics.commands, deposit(1))
-        await wait_for(has(6))
+        await wait_for(has(6), timeout=60.0)
         await asyncio.sleep(1.0)  # give a wrong second payout time to show up
         assert balances(restarted.processor.state) == (13_501, 0)
 
@@ -74,5 +68,5 @@ async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settleme
         final[:] = await ledger()
         return len(final) >= 6
 
-    await wait_for(complete)
+    await wait_for(complete, timeout=60.0)
     assert final.count("wallet.payout_credited") == 1

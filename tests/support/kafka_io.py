@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+
 from aiokafka import AIOKafkaProducer, ConsumerRecord
 
 from holdem.runtime.audit_read import partitions_of, read_topic
 
-__all__ = ["partitions_of", "produce", "read_all"]
+__all__ = ["partitions_of", "produce", "read_all", "wait_for"]
 
 
 async def produce(bootstrap: str, topic: str, key: str, value: bytes) -> None:
@@ -21,3 +24,10 @@ async def produce(bootstrap: str, topic: str, key: str, value: bytes) -> None:
 async def read_all(bootstrap: str, topic: str) -> list[ConsumerRecord[bytes, bytes]]:
     """Every committed record of ``topic`` up to its current end (the audit's reader)."""
     return await read_topic(bootstrap, topic)
+
+
+async def wait_for(predicate: Callable[[], Awaitable[bool]], timeout: float) -> None:
+    """Poll ``predicate`` until it holds; TimeoutError (a failure) after ``timeout`` seconds."""
+    async with asyncio.timeout(timeout):
+        while not await predicate():
+            await asyncio.sleep(0.2)
