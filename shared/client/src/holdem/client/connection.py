@@ -1,0 +1,141 @@
+"""How every client of the game reaches Kafka: bootstrap, SASL SCRAM credentials and TLS, read
+from the ``HOLDEM_KAFKA_*`` variables that ``kafka.sh up`` writes per principal."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
+PREFIX = "HOLDEM_KAFKA_"
+
+
+class ConnectionConfigError(ValueError):
+    """The HOLDEM_KAFKA_* settings do not describe a usable connection."""
+
+
+@dataclass(frozen=True)
+class KafkaConnection:
+    """Where the brokers are and who we are to them.
+
+    >>> KafkaConnection.from_env({"HOLDEM_KAFKA_BOOTSTRAP": "127.0.0.1:9092"}).kwargs()
+    {'bootstrap_servers': '127.0.0.1:9092', 'security_protocol': 'PLAINTEXT'}
+    >>> c = KafkaConnection.from_env({
+    ...     "HOLDEM_KAFKA_BOOTSTRAP": "127.0.0.1:9092",
+    ...     "HOLDEM_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
+    ...     "HOLDEM_KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
+    ...     "HOLDEM_KAFKA_SASL_USERNAME": "operator",
+    ...     "HOLDEM_KAFKA_SASL_PASSWORD": "secret",
+    ... })
+    >>> c.username, c.kwargs()["sasl_mechanism"]
+    ('operator', 'SCRAM-SHA-512')
+    >>> "secret" in repr(c)
+    False
+    """
+
+    bootstrap: str
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ssl_cafile: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.bootstrap.strip():
+            raise ConnectionConfigError(f"{PREFIX}BOOTSTRAP is empty")
+        if self.security_protocol not in PROTOCOLS:
+            raise ConnectionConfigError(
+                f"{PREFIX}SECURITY_PROTOCOL={self.security_protocol!r}: expected one of {PROTOCOLS}"
+            )
+        if self.uses_sasl:
+            if self.sasl_mechanism not in MECHANISMS:
+                raise ConnectionConfigError(
+                    f"{PREFIX}SASL_MECHANISM={self.sasl_mechanism!r}: expected one of {MECHANISMS}"
+                )
+            if not self.username or not self.password:
+                needs = f"{PREFIX}SASL_USERNAME and {PREFIX}SASL_PASSWORD"
+                raise ConnectionConfigError(f"{self.security_protocol} needs {needs}")
+        if self.ssl_cafile is not None and not self.uses_tls:
+            raise ConnectionConfigError(
+                f"{PREFIX}SSL_CAFILE is set but {PREFIX}SECURITY_PROTOCOL={self.security_protocol}"
+            )
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.security_protocol.startswith("SASL_")
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @classmethod
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, bootstrap: str | None = None
+    ) -> KafkaConnection:
+        """From ``HOLDEM_KAFKA_*`` in ``environ`` (default: the process environment);
+        ``bootstrap`` overrides ``HOLDEM_KAFKA_BOOTSTRAP``."""
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            value = env.get(PREFIX + name)
+            return value if value else None
+
+        return cls(
+            bootstrap=bootstrap or get("BOOTSTRAP") or "127.0.0.1:9092",
+            security_protocol=(get("SECURITY_PROTOCOL") or "PLAINTEXT").upper(),
+            sasl_mechanism=get("SASL_MECHANISM"),
+            username=get("SASL_USERNAME"),
+            password=get("SASL_PASSWORD"),
+            ssl_cafile=get("SSL_CAFILE"),
+        )
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> KafkaConnection:
+        """From a ``KEY=VALUE`` file such as ``DIR/clients/<principal>.env`` of ``kafka.sh up``."""
+        return cls.from_env(read_env_file(path))
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for aiokafka's producer, consumer and admin client."""
+        out: dict[str, Any] = {
+            "bootstrap_servers": self.bootstrap,
+            "security_protocol": self.security_protocol,
+        }
+        if self.uses_sasl:
+            out["sasl_mechanism"] = self.sasl_mechanism
+            out["sasl_plain_username"] = self.username
+            out["sasl_plain_password"] = self.password
+        if self.uses_tls:
+            from aiokafka.helpers import create_ssl_context
+
+            out["ssl_context"] = create_ssl_context(cafile=self.ssl_cafile)
+        return out
+
+    def env(self) -> dict[str, str]:
+        """The ``HOLDEM_KAFKA_*`` variables that describe this connection (for a child process)."""
+        values = {
+            "BOOTSTRAP": self.bootstrap,
+            "SECURITY_PROTOCOL": self.security_protocol,
+            "SASL_MECHANISM": self.sasl_mechanism,
+            "SASL_USERNAME": self.username,
+            "SASL_PASSWORD": self.password,
+            "SSL_CAFILE": self.ssl_cafile,
+        }
+        return {PREFIX + k: v for k, v in values.items() if v is not None}
+
+
+def read_env_file(path: str | Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines; blank lines and ``#`` comments are skipped, no shell expansion."""
+    out: dict[str, str] = {}
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise ConnectionConfigError(f"{path}:{number}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
