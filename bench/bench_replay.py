@@ -160,7 +160,7 @@ def processor(spec: Any, topics: Topics) -> Processor[Any]:
 
 
 async def timed(
-    bootstrap: str, topics: list[str], apply: Callable[[str, bytes], None]
+    bootstrap: str, topics: list[str], apply: Callable[[str, bytes, bytes | None, int], None]
 ) -> tuple[int, float]:
     started = time.perf_counter()
     count = await replay(bootstrap, topics, range(PARTITIONS), apply)
@@ -177,8 +177,12 @@ async def measure(bootstrap: str, rounds: int) -> None:
     settlement = processor(settlement_spec(SettlementSettings()), topics)
     dealer = processor(dealer_spec(DealerSettings().table), topics)
     runs = [
-        ("read only (baseline)", [topics.rounds, topics.vault], lambda t, raw: None),
-        ("read only (baseline)", [topics.wallet], lambda t, raw: None),
+        (
+            "read only (baseline)",
+            [topics.rounds, topics.vault],
+            lambda t, raw, key, partition: None,
+        ),
+        ("read only (baseline)", [topics.wallet], lambda t, raw, key, partition: None),
         ("dealer replay + fold", [topics.rounds, topics.vault], dealer.fold),
         ("settlement replay + fold", [topics.rounds], settlement.fold),
         ("wallet replay + fold", [topics.wallet], wallet.fold),

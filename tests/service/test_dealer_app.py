@@ -50,7 +50,8 @@ class Harness:
         topic = getattr(self.service.processor.topics, role)
         for message in messages:
             raw = message if isinstance(message, bytes) else dump(message)
-            await self.broker.publish(raw, topic, key=b"p1")
+            key = b"p1" if isinstance(message, bytes) else message.player_id.encode()
+            await self.broker.publish(raw, topic, key=key)
             await self.outbox.pump()
 
     async def tick(self, seconds: float) -> None:

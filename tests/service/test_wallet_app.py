@@ -30,8 +30,9 @@ class Wallet:
 
     async def send(self, role: str, message: Message | bytes) -> None:
         raw = message if isinstance(message, bytes) else dump(message)
+        key = b"p1" if isinstance(message, bytes) else message.player_id.encode()
         topic = self.service.processor.topic_of(role)
-        await self.broker.publish(raw, topic, key=b"p1")
+        await self.broker.publish(raw, topic, key=key)
         await self.outbox.pump()
 
     def types(self, role: str) -> list[str]:

@@ -165,7 +165,42 @@ def test_a_call_for_an_unknown_round_is_refused_once() -> None:
 
     assert rejection(events).reason == Reason.UNKNOWN_ROUND
     assert DEALER.when(state, command)[1] == []
-    assert state.get("nope") is not None and state.get("nope").phase is None  # type: ignore[union-attr]
+    assert state.get("nope") is None  # a refusal creates no round: garbage costs no memory
+
+
+def test_a_command_id_is_the_players_across_rounds_a_reuse_on_another_round_is_a_duplicate() -> (
+    None
+):
+    other = RoundEvents(round_id="r2")
+    history = [*DEALT_HISTORY, GAME.called(), settled(), other.bet_placed(), sealed(other)]
+    state = DEALER.given([*history, other.dealt()])
+    state, _ = DEALER.when(state, call(command_id="c1"), fold_input=False)  # r1 already called
+
+    _, events = DEALER.when(state, fold(round_id="r2", command_id="c1"), fold_input=False)
+
+    refused = rejection(events)
+    assert (refused.reason, refused.round_id) == (Reason.DUPLICATE, "r2")
+    assert "command.call on r1" in refused.detail
+
+
+def test_a_command_id_reused_for_another_command_on_the_same_round_is_a_duplicate() -> None:
+    state, _ = DEALER.when(DEALER.given(DEALT_HISTORY), call(command_id="c1"), fold_input=False)
+
+    _, events = DEALER.when(state, void_round(command_id="c1"), fold_input=False)
+
+    assert rejection(events).reason == Reason.DUPLICATE
+
+
+def test_two_players_may_use_the_same_command_id() -> None:
+    other = RoundEvents(player_id="p2", round_id="r2")
+    history = [*DEALT_HISTORY, other.bet_placed(), sealed(other), other.dealt()]
+    state, _ = DEALER.when(DEALER.given(history), call(command_id="c1"), fold_input=False)
+
+    _, events = DEALER.when(
+        state, call(round_id="r2", player_id="p2", command_id="c1"), fold_input=False
+    )
+
+    assert types_of(events) == ["round.called"]
 
 
 @pytest.mark.parametrize("end", [settled(), voided_by_settlement()])

@@ -60,4 +60,4 @@ class DealerContext(Context):
         """A context whose event ids derive from ``cause`` (e.g. ``"timeout/r1"``), not from
         the tick that noticed it: the same decision on a later tick gets the same ids."""
         cause_id = str(uuid.uuid5(_DERIVED, cause))
-        return replace(self, cause_id=cause_id, correlation_id=correlation_id, _issued=0)
+        return replace(self, cause_id=cause_id, correlation_id=correlation_id, seed=None, _issued=0)

@@ -37,14 +37,30 @@ def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> 
 
 def _on_decision(state: DealerState, command: Call | Fold, ctx: DealerContext) -> list[Message]:
     r = state.get(command.round_id)
-    if r is not None and r.has_answered(command.player_id, command.command_id):
+    refusal = _reused(state, command)
+    if refusal == _SAME:
         return []
-    refusal = _refusal(r, command)
+    refusal = refusal or _refusal(r, command)
     if refusal is not None:
         return [rejected(command, *refusal, ctx)]
     assert r is not None  # _refusal refuses unknown rounds
     decision: Decision = "call" if isinstance(command, Call) else "fold"
     return reveal(r, decision, ctx, auto=False, command_id=command.command_id)
+
+
+_SAME = (Reason.DUPLICATE, "")  # the very command again: already answered, answer nothing
+
+
+def _reused(state: DealerState, command: Call | Fold | VoidRound) -> tuple[Reason, str] | None:
+    """Whether the player used this command_id before: for this same command (a redelivery or
+    a resend: nothing to answer) or for another one (refused as a duplicate)."""
+    answered = state.answered(command.player_id, command.command_id)
+    if answered is None:
+        return None
+    if answered == (command.round_id, command.type):
+        return _SAME
+    round_id, kind = answered
+    return Reason.DUPLICATE, f"command_id {command.command_id} was used for {kind} on {round_id}"
 
 
 def _refusal(r: Round | None, command: Call | Fold | VoidRound) -> tuple[Reason, str] | None:
@@ -68,9 +84,10 @@ def _refusal(r: Round | None, command: Call | Fold | VoidRound) -> tuple[Reason,
 
 def _on_void(state: DealerState, command: VoidRound, ctx: DealerContext) -> list[Message]:
     r = state.get(command.round_id)
-    if r is not None and r.has_answered(command.player_id, command.command_id):
+    refusal = _reused(state, command)
+    if refusal == _SAME:
         return []
-    refusal = _refusal(r, command)
+    refusal = refusal or _refusal(r, command)
     if refusal is not None:
         return [rejected(command, *refusal, ctx)]
     assert r is not None
@@ -106,6 +123,7 @@ def bind(
                 now=ctx.now,
                 cause_id=ctx.cause_id,
                 correlation_id=ctx.correlation_id,
+                seed=ctx.seed,
                 table=table,
                 new_deck=new_deck,
             )

@@ -69,25 +69,21 @@ class Round:
     commitment: str = ""
     malfunction_id: str | None = None  # the first Malfunction seen for the round
     malfunction_reason: str = ""
-    # (player_id, command_id) of the commands already decided, rejected or voided: command ids
-    # are the clients', so two players may pick the same one.
-    answered: frozenset[tuple[str, str]] = frozenset()
 
-    def answer(self, player_id: str, command_id: str | None) -> Round:
-        if command_id is None or (player_id, command_id) in self.answered:
-            return self
-        return replace(self, answered=self.answered | {(player_id, command_id)})
 
-    def has_answered(self, player_id: str, command_id: str) -> bool:
-        return (player_id, command_id) in self.answered
+# What a player's command_id was used for: the round and the command type it answered.
+Answered = tuple[str, str]
 
 
 @dataclass(frozen=True)
 class DealerState:
-    """All rounds by id, and the ids of the open ones (the only ones a tick has to look at)."""
+    """All rounds by id, the ids of the open ones (the only ones a tick has to look at), and the
+    commands answered, by (player_id, command_id): a command id is the player's idempotency key
+    across all his rounds, as in the wallet, and two players may pick the same one."""
 
     rounds: PMap[str, Round] = field(default_factory=PMap)
     open: frozenset[str] = frozenset()
+    commands: PMap[tuple[str, str], Answered] = field(default_factory=PMap)
 
     def get(self, round_id: str | None) -> Round | None:
         return None if round_id is None else self.rounds.get(round_id)
@@ -95,7 +91,15 @@ class DealerState:
     def put(self, round_: Round) -> DealerState:
         is_open = round_.phase is not None and round_.phase not in CLOSED
         ids = self.open | {round_.round_id} if is_open else self.open - {round_.round_id}
-        return DealerState(self.rounds.set(round_.round_id, round_), ids)
+        return replace(self, rounds=self.rounds.set(round_.round_id, round_), open=ids)
+
+    def answered(self, player_id: str, command_id: str) -> Answered | None:
+        return self.commands.get((player_id, command_id))
+
+    def answer(self, player_id: str, command_id: str, answered: Answered) -> DealerState:
+        if (player_id, command_id) in self.commands:
+            return self
+        return replace(self, commands=self.commands.set((player_id, command_id), answered))
 
 
 def initial_state() -> DealerState:
@@ -143,7 +147,6 @@ def _dealt(r: Round, e: Dealt) -> Round:
 
 
 def _decided(r: Round, e: Called | Folded) -> Round:
-    r = r.answer(e.player_id, e.command_id)
     if _RANK[r.phase] >= _RANK[Phase.CALLED]:
         return r
     phase = Phase.CALLED if isinstance(e, Called) else Phase.FOLDED
@@ -162,21 +165,19 @@ def _closed(phase: Phase) -> Callable[[Round, Any], Round]:
             commitment=r.commitment,
             malfunction_id=r.malfunction_id,
             malfunction_reason=r.malfunction_reason,
-            answered=r.answered,
         )
 
     return apply
 
 
 def _malfunction(r: Round, e: Malfunction) -> Round:
-    r = r.answer(e.player_id, e.command_id)
     if r.malfunction_id is not None:
         return r
     return replace(r, malfunction_id=e.event_id, malfunction_reason=f"{e.source}: {e.reason}")
 
 
 def _rejected(r: Round, e: CommandRejected) -> Round:
-    return r.answer(e.player_id, e.command_id)
+    return r  # the refused command is remembered in DealerState.commands only
 
 
 _APPLY: dict[type, Callable[[Round, Any], Round]] = {
@@ -192,12 +193,26 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
 }
 
 
+# The command type behind an event that answers a player's command.
+_ANSWERS: dict[type, str] = {
+    Called: "command.call",
+    Folded: "command.fold",
+    Malfunction: "command.void_round",
+}
+
+
 def evolve(state: DealerState, event: Any) -> DealerState:
     """Fold one rounds or vault event. Re-applying an event the state reflects changes nothing."""
     apply = _APPLY.get(type(event))
     round_id = getattr(event, "round_id", None)
     if apply is None or round_id is None:
         return state
+    command_id = getattr(event, "command_id", None)
+    if command_id is not None and type(event) is not BetPlaced:
+        kind = event.command_type if isinstance(event, CommandRejected) else _ANSWERS[type(event)]
+        state = state.answer(event.player_id, command_id, (round_id, kind))
+    if isinstance(event, CommandRejected):
+        return state  # a refusal changes no round
     current = state.rounds.get(round_id)
     before = current or Round(round_id, event.player_id)
     after = apply(before, event)

@@ -2,8 +2,10 @@
 
 Deciders are pure: ``decide(state, message, ctx) -> list of events`` and
 ``evolve(state, event) -> state``. They never read a clock or make a random id; the handler
-builds a ``Context`` for the message it is handling. Event ids are derived from the cause, so the
-same input decided twice yields the same ids (duplicates are recognisable downstream).
+builds a ``Context`` for the message it is handling. Event ids are derived from the input's
+``seed`` (the runtime uses the record's topic, partition and offset, which no client can choose)
+or else from the cause, so the same input decided twice yields the same ids (duplicates are
+recognisable downstream) and two inputs can never be made to share one.
 """
 
 from __future__ import annotations
@@ -23,12 +25,21 @@ class Context:
     now: datetime
     cause_id: str
     correlation_id: str | None = None
+    seed: str | None = None  # what event ids derive from; None: the cause_id
     _issued: int = field(default=0, repr=False)
 
     def next_id(self) -> str:
-        """A deterministic id: the n-th event decided for this cause."""
+        """A deterministic id: the n-th event decided for this input.
+
+        >>> from datetime import UTC
+        >>> now = datetime(2026, 1, 1, tzinfo=UTC)
+        >>> a = Context(now, cause_id="e1", seed="holdem.commands/0/7").next_id()
+        >>> b = Context(now, cause_id="e1", seed="holdem.commands/0/8").next_id()
+        >>> a == b  # one client event_id sent twice still gives distinct ids
+        False
+        """
         self._issued += 1
-        return str(uuid.uuid5(_NAMESPACE, f"{self.cause_id}/{self._issued}"))
+        return str(uuid.uuid5(_NAMESPACE, f"{self.seed or self.cause_id}/{self._issued}"))
 
     def envelope(self, player_id: str, round_id: str | None = None) -> dict[str, Any]:
         """The envelope fields of a new event caused by this context's input.

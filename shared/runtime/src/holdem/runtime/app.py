@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import structlog
 from aiokafka import ConsumerRebalanceListener, TopicPartition
@@ -21,7 +23,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.contracts import UNIONS
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import BrokerOutbox, Outbox, TransactionalOutbox
+from holdem.runtime.outbox import BrokerOutbox, FatalError, Outbox, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.replay import replay
 from holdem.runtime.settings import RuntimeSettings
@@ -29,6 +31,7 @@ from holdem.runtime.topics import ensure_topics
 
 log = structlog.get_logger(__name__)
 FETCH_MAX_WAIT_MS = 50
+EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
 
 
 @dataclass
@@ -99,13 +102,21 @@ def build_app(
             settings.publish_retries,
         )
     )
-    processor: Processor[Any] = Processor(spec, topics, outbox, Metrics(registry))
+    processor: Processor[Any] = Processor(
+        spec,
+        topics,
+        outbox,
+        Metrics(registry),
+        partitions=None if in_memory else settings.partitions,
+    )
     listener = ReplayOnAssign(processor, settings)
     subscriber = broker.subscriber(
         *(getattr(topics, role) for role in spec.inputs),
         group_id=f"{scope}holdem-{spec.name}",
         # Static membership: a restarted instance takes its partitions straight back instead of
         # waiting for the broker to time the dead member out (about 10 s per restart).
+        # handle() never raises for anything a record did (a bad one is dead-lettered), and a
+        # FatalError ends the process: no record is ever redelivered in a loop (ACK, not NACK).
         group_instance_id=f"{scope}holdem-{spec.name}-{settings.instance_id}",
         auto_offset_reset="earliest",
         isolation_level="read_committed",
@@ -113,7 +124,7 @@ def build_app(
         # fetch_max_wait_ms runs out (default 500): with a transaction at every hop of a round
         # that idle wait was most of a round's latency.
         fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
-        ack_policy=AckPolicy.NACK_ON_ERROR,
+        ack_policy=AckPolicy.ACK,
         listener=None if in_memory else listener,
         title=f"holdem-{spec.name}",
         description="consumes the roles "
@@ -133,7 +144,12 @@ def build_app(
     async def on_record(message: KafkaMessage) -> None:
         record = message.raw_message
         assert not isinstance(record, tuple)  # one record per call: the subscriber is not batch
-        await processor.handle(record.topic, record.partition, record.offset, message.body)
+        try:
+            await processor.handle(
+                record.topic, record.partition, record.offset, message.body, record.key
+            )
+        except FatalError as error:
+            exit_fatally(spec.name, error)
 
     app = FastStream(
         broker,
@@ -216,6 +232,14 @@ async def _measure_lag(processor: Processor[Any], subscriber: Any) -> None:
         processor.metrics.lag.labels(processor.spec.name, tp.topic, str(tp.partition)).set(
             max(high - position, 0)
         )
+
+
+def exit_fatally(service: str, error: BaseException) -> NoReturn:
+    """End the process now, non-zero, for its supervisor to restart: a service that cannot
+    publish must not stay up consuming (nothing it decides could be committed)."""
+    log.critical("fatal: exiting", service=service, error=repr(error))
+    logging.shutdown()
+    os._exit(EXIT_FATAL)
 
 
 def run(service: ServiceApp) -> None:

@@ -34,6 +34,11 @@ class Metrics:
         )
         self.voids = counter("holdem_voids", "Rounds voided, by reason", ["reason"])
         self.rejected = counter("holdem_rejected", "Inputs refused", ["service", "reason"])
+        self.dead_letters = counter(
+            "holdem_dead_letters",
+            "Records put on the dead-letter topic (unreadable, refused or failed), by reason",
+            ["service", "reason"],
+        )
         self.published = counter("holdem_events_published", "Events published", ["service", "type"])
         self.late_malfunctions = counter(
             "holdem_malfunction_after_settlement", "Malfunctions for settled rounds", []
@@ -99,3 +104,5 @@ class Metrics:
             return  # the same refusal is counted once, as its BetRejected
         elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):
             self.rejected.labels(service, event.reason.value).inc()
+            if isinstance(event, MessageRejected):
+                self.dead_letters.labels(service, event.reason.value).inc()

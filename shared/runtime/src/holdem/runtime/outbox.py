@@ -9,12 +9,18 @@ from typing import Protocol
 
 import structlog
 from aiokafka import AIOKafkaProducer
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, ProducerFenced
 from faststream.kafka import KafkaBroker
 
 log = structlog.get_logger(__name__)
 
 Record = tuple[str, str, bytes]  # topic, key (player_id), value (JSON)
+
+
+class FatalError(RuntimeError):
+    """The service can no longer publish (fenced, or the broker refused every retry): the
+    process must exit non-zero so that its supervisor restarts it, never live on doing nothing.
+    The input that was being handled is not committed, so the new process handles it again."""
 
 
 class Outbox(Protocol):
@@ -68,9 +74,11 @@ class TransactionalOutbox:
                     for topic, key, value in records:
                         await producer.send(topic, value=value, key=key.encode())
                 return
+            except ProducerFenced as error:  # another instance took our transactional id
+                raise FatalError(f"producer fenced: {error!r}") from error
             except KafkaError as error:
                 if attempt == self._retries:
-                    raise
+                    raise FatalError(f"publish failed {attempt + 1} times: {error!r}") from error
                 log.warning("publish failed, retrying", error=repr(error), attempt=attempt + 1)
                 await asyncio.sleep(0.2 * 2**attempt)
 

@@ -1,16 +1,24 @@
-"""The processing loop every service shares: parse, fold, decide, publish atomically, fold own
-events; state rebuilt from the log before anything is handled. See docs/services-design.md."""
+"""The processing loop every service shares: check, parse, fold, decide, publish atomically, fold
+own events; state rebuilt from the log before anything is handled. See docs/services-design.md.
+
+No record can stall a partition: whatever goes wrong with one record, it ends on the dead-letter
+topic (``holdem.rejected``) and the offset moves on. Only a failure of the service itself (its
+producer cannot publish, or was fenced) escapes ``handle``, as ``FatalError``."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import re
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import structlog
+from aiokafka.partitioner import murmur2
 
 from holdem.core.contracts import (
     COMMAND_TYPES,
@@ -19,18 +27,52 @@ from holdem.core.contracts import (
     Message,
     MessageRejected,
     Reason,
+    RecordReason,
     dump,
     parse,
 )
+from holdem.core.contracts.rejected import RAW_LIMIT
 from holdem.core.decider import Context
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import Outbox, Record
+from holdem.runtime.outbox import FatalError, Outbox, Record
 from holdem.runtime.topics import Topics
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
 ROLES = ("commands", "rounds", "wallet", "vault", "rejected")
 DECIDE_ATTEMPTS = 3
+_RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
+_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # the contracts' Id, checked before building one
+
+
+class Origin(NamedTuple):
+    """Where a record came from: what a rejection names, and what output ids derive from."""
+
+    topic: str
+    partition: int
+    offset: int
+    raw: bytes
+    key: bytes | None = None
+
+    @property
+    def seed(self) -> str:
+        return f"{self.topic}/{self.partition}/{self.offset}"
+
+    @property
+    def cause_id(self) -> str:
+        """An Id (the contracts' pattern, 64 characters at most) naming this record."""
+        return str(uuid.uuid5(_RECORDS, self.seed))
+
+
+def partition_for(key: bytes, partitions: int) -> int:
+    """Kafka's default partitioner (the Java client's murmur2), which every producer of ours and
+    every operator must use: a player's commands, rounds and wallet share one partition number.
+
+    >>> partition_for(b"p1", 3), partition_for(b"player-42", 12)
+    (2, 9)
+    """
+    hashed: int = murmur2(key)
+    return (hashed & 0x7FFFFFFF) % partitions
 
 
 def utc_now() -> datetime:
@@ -66,6 +108,9 @@ class Processor(Generic[S]):
     outbox: Outbox
     metrics: Metrics
     clock: Callable[[], datetime] = utc_now
+    # Partition count of every topic, for the wrong_partition check; None turns the check off
+    # (faststream's in-memory broker puts every record on partition 0).
+    partitions: int | None = None
     state: S = field(init=False)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
 
@@ -80,28 +125,69 @@ class Processor(Generic[S]):
     def reset(self) -> None:
         self.state = self.spec.initial_state()
 
-    def fold(self, topic: str, raw: bytes) -> None:
-        """Replay path: fold one committed record; what does not parse was never acted on."""
+    def fold(
+        self, topic: str, raw: bytes, key: bytes | None = None, partition: int | None = None
+    ) -> None:
+        """Replay path: fold one committed record; what does not parse, or is not what its key
+        and partition say, was never acted on."""
         try:
             message = parse(self._role_of[topic], raw)
         except ContractError:
             return
+        if key is not None and partition is not None and self._refusal(message, key, partition):
+            return
         self.state = self.spec.evolve(self.state, message)
 
-    async def handle(self, topic: str, partition: int, offset: int, raw: bytes) -> None:
-        role = self._role_of[topic]
+    async def handle(
+        self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
+    ) -> None:
+        """Handle one record. Never raises for anything the record did; ``FatalError`` when the
+        service cannot publish (the caller must end the process)."""
+        origin = Origin(topic, partition, offset, raw, key)
         try:
-            message = parse(role, raw)
+            await self._handle(origin)
+        except FatalError:
+            raise
+        except Exception as error:  # whatever broke, the record is dead-lettered, not retried
+            log.exception("record failed", topic=topic, partition=partition, offset=offset)
+            detail = f"{type(error).__name__}: {error}"
+            await self._reject(origin, Reason.PROCESSING_FAILED, detail)
+        await self.outbox.flush()
+
+    async def _handle(self, origin: Origin) -> None:
+        role = self._role_of[origin.topic]
+        try:
+            message = parse(role, origin.raw)
         except ContractError as error:
-            if self._reports_unreadable(role, raw):
-                await self._reject(topic, partition, offset, raw, error.reason, error.detail)
-                await self.outbox.flush()
+            if self._reports(role, origin.raw):
+                await self._reject(origin, error.reason, error.detail)
+            return
+        refusal = self._refusal(message, origin.key, origin.partition)
+        if refusal is not None:
+            if self._reports(role, origin.raw):
+                await self._reject(origin, *refusal)
             return
         async with self.lock:
             if role in self.spec.state_roles:
                 self.state = self.spec.evolve(self.state, message)
-            await self._decide_and_publish(message, (topic, partition, offset, raw))
-        await self.outbox.flush()
+            await self._decide_and_publish(message, origin)
+
+    def _refusal(
+        self, message: Message, key: bytes | None, partition: int
+    ) -> tuple[RecordReason, str] | None:
+        """Why a readable record is still not what it claims: its key, or its partition."""
+        if key is None or key != message.player_id.encode():
+            shown = "no key" if key is None else f"key {key[:80]!r}"
+            return RecordReason.KEY_MISMATCH, f"{shown} but player_id {message.player_id!r}"
+        if self.partitions is not None:
+            expected = partition_for(key, self.partitions)
+            if partition != expected:
+                return (
+                    RecordReason.WRONG_PARTITION,
+                    f"partition {partition}, but murmur2 puts key {message.player_id!r} on "
+                    f"{expected} of {self.partitions}",
+                )
+        return None
 
     async def run_tick(self) -> None:
         """One periodic decision (timeouts, watchdog), serialised with record handling."""
@@ -116,14 +202,14 @@ class Processor(Generic[S]):
             self._update_open_rounds()
         await self.outbox.flush()
 
-    async def _decide_and_publish(
-        self, message: Message, origin: tuple[str, int, int, bytes]
-    ) -> None:
+    async def _decide_and_publish(self, message: Message, origin: Origin) -> None:
         now = self.clock()
         make = self.spec.make_context or _default_context
         for attempt in range(1, DECIDE_ATTEMPTS + 1):
             try:
-                events = self.spec.decide(self.state, message, make(message, now))
+                ctx = make(message, now)
+                ctx.seed = origin.seed  # output ids from where the input is, not from its ids
+                events = self.spec.decide(self.state, message, ctx)
                 break
             except Exception as error:  # a poison message must not block the partition
                 log.exception("decide failed", attempt=attempt, event_type=message.type)  # type: ignore[attr-defined]
@@ -153,11 +239,12 @@ class Processor(Generic[S]):
                 player_id=event.player_id,
             )
 
-    async def _poison(
-        self, message: Message, origin: tuple[str, int, int, bytes], error: Exception
-    ) -> None:
-        ctx = Context(now=self.clock(), cause_id=message.event_id)
-        events: list[Message] = [_rejection(self.spec.name, ctx, message.player_id, origin, error)]
+    async def _poison(self, message: Message, origin: Origin, error: Exception) -> None:
+        ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{origin.seed}")
+        detail = f"{type(error).__name__}: {error}"
+        events: list[Message] = [
+            self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.player_id)
+        ]
         if message.round_id is not None:
             events.append(
                 Malfunction(
@@ -169,26 +256,55 @@ class Processor(Generic[S]):
         await self._publish(events)
         self.metrics.observe(self.spec.name, message, events, self.clock())
 
-    async def _reject(
-        self, topic: str, partition: int, offset: int, raw: bytes, reason: Reason, detail: str
-    ) -> None:
-        ctx = Context(now=self.clock(), cause_id=f"{topic}:{partition}:{offset}")
-        player = _lenient_field(raw, "player_id") or "unknown"
-        event = MessageRejected(
-            **ctx.envelope(player[:64] if _is_id(player) else "unknown"),
+    async def _reject(self, origin: Origin, reason: Reason | RecordReason, detail: str) -> None:
+        """Dead-letter one record with its reason. Built only from checked or truncated parts,
+        so the rejection itself cannot fail to validate."""
+        ctx = Context(
+            now=self.clock(), cause_id=_safe_id(origin.seed) or "record", seed=origin.seed
+        )
+        event = self._rejection(
+            ctx, origin, reason, detail, _lenient_field(origin.raw, "player_id")
+        )
+        await self._publish([event])
+        self.metrics.observe_events(self.spec.name, [event])
+        log.warning(
+            "rejected",
+            reason=reason.value,
+            detail=detail[:300],
+            topic=origin.topic,
+            partition=origin.partition,
+            offset=origin.offset,
+        )
+
+    def _rejection(
+        self,
+        ctx: Context,
+        origin: Origin,
+        reason: Reason | RecordReason,
+        detail: str,
+        player_hint: str | None,
+    ) -> MessageRejected:
+        # Keyed by the record's key when it is an id (the sender reads that partition), else
+        # by the body's player_id, else "unknown".
+        key = origin.key.decode("utf-8", errors="replace") if origin.key is not None else None
+        player = _safe_id(key) or _safe_id(player_hint) or "unknown"
+        return MessageRejected(
+            **ctx.envelope(player),
             service=self.spec.name,
             reason=reason,
             detail=detail[:2000],
-            source_topic=topic,
-            source_partition=partition,
-            source_offset=offset,
-            raw=raw.decode("utf-8", errors="replace")[:4000],
+            source_topic=origin.topic[:255],
+            source_partition=origin.partition,
+            source_offset=origin.offset,
+            source_key=None if key is None else key[:400],
+            raw=origin.raw.decode("utf-8", errors="replace")[:4000],
+            raw_base64=base64.b64encode(origin.raw[:RAW_LIMIT]).decode(),
+            raw_size=len(origin.raw),
         )
-        await self._publish([event])
-        self.metrics.rejected.labels(self.spec.name, reason.value).inc()
-        log.warning("rejected", reason=reason.value, detail=detail, topic=topic, offset=offset)
 
-    def _reports_unreadable(self, role: str, raw: bytes) -> bool:
+    def _reports(self, role: str, raw: bytes) -> bool:
+        """Whether this service answers for a bad record of ``role`` (one service per record:
+        the command's owner, or the service named for that topic)."""
         if role == "commands":
             kind = _lenient_field(raw, "type")
             if kind in COMMAND_TYPES:
@@ -200,22 +316,6 @@ def _default_context(message: Message, now: datetime) -> Context:
     return Context(now=now, cause_id=message.event_id, correlation_id=message.correlation_id)
 
 
-def _rejection(
-    service: str, ctx: Context, player: str, origin: tuple[str, int, int, bytes], error: Exception
-) -> MessageRejected:
-    topic, partition, offset, raw = origin
-    return MessageRejected(
-        **ctx.envelope(player),
-        service=service,
-        reason=Reason.PROCESSING_FAILED,
-        detail=f"{type(error).__name__}: {error}"[:2000],
-        source_topic=topic,
-        source_partition=partition,
-        source_offset=offset,
-        raw=raw.decode("utf-8", errors="replace")[:4000],
-    )
-
-
 def _lenient_field(raw: bytes, name: str) -> str | None:
     try:
         value = json.loads(raw)
@@ -225,5 +325,5 @@ def _lenient_field(raw: bytes, name: str) -> str | None:
     return found if isinstance(found, str) else None
 
 
-def _is_id(text: str) -> bool:
-    return 0 < len(text) <= 64 and all(c.isalnum() or c in "._:@-" for c in text)
+def _safe_id(text: str | None) -> str | None:
+    return text if text is not None and _ID.fullmatch(text) else None

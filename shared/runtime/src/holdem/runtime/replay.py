@@ -13,11 +13,12 @@ async def replay(
     bootstrap: str,
     topics: Collection[str],
     partitions: Collection[int],
-    apply: Callable[[str, bytes], None],
+    apply: Callable[[str, bytes, bytes | None, int], None],
     *,
     timeout_s: float = 120.0,
 ) -> int:
-    """Feed every committed record of ``topics`` × ``partitions`` to ``apply(topic, value)``,
+    """Feed every committed record of ``topics`` × ``partitions`` to
+    ``apply(topic, value, key, partition)``,
     in partition order, stopping at the end offsets taken when the replay starts. Returns the
     number of records applied."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
@@ -50,7 +51,7 @@ async def replay(
             for tp, records in batches.items():
                 for record in records:
                     if record.offset < ends[tp] and record.value is not None:
-                        apply(tp.topic, record.value)
+                        apply(tp.topic, record.value, record.key, tp.partition)
                         applied += 1
             for tp in list(pending):
                 if await consumer.position(tp) >= ends[tp]:

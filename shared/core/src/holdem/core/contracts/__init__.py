@@ -16,6 +16,7 @@ from holdem.core.contracts.base import (
     Message,
     Mode,
     Reason,
+    RecordReason,
 )
 from holdem.core.contracts.commands import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
 from holdem.core.contracts.rejected import MessageRejected
@@ -115,7 +116,8 @@ def parse(role: str, raw: bytes | str) -> Any:
     """
     adapter = ADAPTERS[role]
     try:
-        return adapter.validate_json(raw)
+        # Strict: exactly what the published JSON Schema allows (no 0 for a time, no 1.0 for 1).
+        return adapter.validate_json(raw, strict=True)
     except ValidationError as error:
         first = error.errors()[0]
         if first["type"] in {"union_tag_invalid", "union_tag_not_found"}:
@@ -162,6 +164,7 @@ __all__ = [
     "PayoutCredited",
     "PlaceBet",
     "Reason",
+    "RecordReason",
     "RoundMessage",
     "RoundVoided",
     "Settled",

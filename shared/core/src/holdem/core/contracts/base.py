@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 # One stake, payout or balance change. Minor units (cents); 10^12 rejects absurd amounts while
 # leaving room for any real table. Negative amounts never validate.
@@ -31,6 +31,14 @@ class Message(BaseModel):
     round_id: Id | None = None
     causation_id: Id | None = None
     correlation_id: Id | None = None
+
+    @field_validator("version", mode="before", check_fields=False)
+    @classmethod
+    def _version_is_an_integer(cls, value: object) -> object:
+        # A Literal[1] takes 1.0 even in strict mode; the wire contract says integer.
+        if type(value) is not int:
+            raise ValueError("version must be an integer")
+        return value
 
 
 class Command(Message):
@@ -63,3 +71,11 @@ class Reason(StrEnum):
     UNSUPPORTED_CURRENCY = "unsupported_currency"
     DUPLICATE = "duplicate"  # same command_id with a different body
     PROCESSING_FAILED = "processing_failed"  # poison: retries exhausted
+
+
+class RecordReason(StrEnum):
+    """Why a Kafka record was refused before its body was looked at as a message: what the
+    record claims (its key, its partition) does not match what it carries."""
+
+    KEY_MISMATCH = "key_mismatch"  # no key, or a key other than the body's player_id
+    WRONG_PARTITION = "wrong_partition"  # not where Kafka's murmur2 partitioner puts its key
