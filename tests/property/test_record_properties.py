@@ -1,0 +1,145 @@
+"""Every service answers every record and moves on: arbitrary bytes, Unicode ids, near-valid JSON,
+wrong keys and partitions, fed to the real deciders through the shared processor."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry
+from support.outbox import ListOutbox
+
+from holdem.core.contracts import parse
+from holdem.dealer.app import dealer_spec
+from holdem.dealer.settings import DealerSettings
+from holdem.runtime.metrics import Metrics
+from holdem.runtime.processor import Processor, partition_for
+from holdem.runtime.topics import Topics
+from holdem.settlement.app import settlement_spec
+from holdem.settlement.settings import SettlementSettings
+from holdem.wallet.app import wallet_spec
+from holdem.wallet.settings import WalletSettings
+
+PARTITIONS = 3
+TOPICS = Topics()
+LOOP = asyncio.new_event_loop()
+MONEY = {"wallet.deposited", "wallet.withdrawn", "wallet.stake_taken", "wallet.payout_credited"}
+AT = "2026-01-01T00:00:00Z"
+VALID: list[dict[str, Any]] = [
+    {"type": "command.deposit", "currency": "EUR", "amount": 500},
+    {"type": "command.withdraw", "currency": "EUR", "amount": 5},
+    {"type": "command.place_bet", "round_id": "r1", "currency": "EUR", "ante": 10, "aa_bonus": 5},
+    {"type": "command.call", "round_id": "r1"},
+    {"type": "command.fold", "round_id": "r1"},
+    {"type": "command.void_round", "round_id": "r1"},
+]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=5,
+)
+FIELDS = ["type", "version", "event_id", "command_id", "player_id", "round_id", "occurred_at",
+          "currency", "amount", "ante", "aa_bonus", "mode"]  # fmt: skip
+
+
+def services() -> dict[str, tuple[Processor[Any], ListOutbox]]:
+    specs = {
+        "dealer": dealer_spec(DealerSettings().table),
+        "wallet": wallet_spec(WalletSettings().table),
+        "settlement": settlement_spec(SettlementSettings()),
+    }
+    built = {}
+    for name, spec in specs.items():
+        outbox = ListOutbox()
+        metrics = Metrics(CollectorRegistry())
+        built[name] = (Processor(spec, TOPICS, outbox, metrics, partitions=PARTITIONS), outbox)
+    return built
+
+
+@st.composite
+def near_valid(draw: st.DrawFn) -> tuple[bytes, str]:
+    """A valid command, then one field dropped, retyped or given a Unicode id (or left alone)."""
+    player = draw(st.sampled_from(["p1", "hé", "p 1", "a" * 65, "ok-2", "p1\u200b"]))
+    body = {
+        **draw(st.sampled_from(VALID)),
+        "event_id": "e1",
+        "command_id": draw(st.sampled_from(["c1", "ç1", ""])),
+        "player_id": player,
+        "occurred_at": AT,
+    }
+    change = draw(st.sampled_from(["keep", "drop", "retype"]))
+    name = draw(st.sampled_from(FIELDS))
+    if change == "drop":
+        body.pop(name, None)
+    elif change == "retype":
+        body[name] = draw(JSON_VALUES)
+    return json.dumps(body).encode(), player
+
+
+@st.composite
+def records(draw: st.DrawFn) -> tuple[bytes, bytes | None, int]:
+    raw, player = draw(near_valid()) if draw(st.booleans()) else (draw(st.binary(max_size=200)), "")
+    key = draw(st.sampled_from([player.encode(), None, b"p1"]) | st.binary(max_size=8))
+    right = partition_for(key, PARTITIONS) if key else 0
+    partition = draw(st.sampled_from([right, right, (right + 1) % PARTITIONS]))
+    return raw, key, partition
+
+
+def _handle(built: dict[str, tuple[Processor[Any], ListOutbox]], role: str, record: Any) -> None:
+    raw, key, partition = record
+    topic = getattr(TOPICS, role)
+    for processor, _ in built.values():
+        if role in processor.spec.inputs:
+            LOOP.run_until_complete(processor.handle(topic, partition, 7, raw, key))
+
+
+def _answers(outbox: ListOutbox) -> list[Any]:
+    return [parse(_role(topic), value) for topic, _, value in outbox.records]
+
+
+def _role(topic: str) -> str:
+    return next(r for r in ("rounds", "wallet", "vault", "rejected") if getattr(TOPICS, r) == topic)
+
+
+def _moves_on(built: dict[str, tuple[Processor[Any], ListOutbox]]) -> None:
+    deposit = {**VALID[0], "event_id": "n1", "command_id": "n1", "player_id": "next",
+               "occurred_at": AT}  # fmt: skip
+    wallet_out = built["wallet"][1]
+    before = len(wallet_out.records)
+    record = (json.dumps(deposit).encode(), b"next", partition_for(b"next", PARTITIONS))
+    _handle(built, "commands", record)
+    assert [a.type for a in _answers(wallet_out)[before:]] == ["wallet.deposited"]
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(record=records())
+def test_every_command_record_is_answered_by_exactly_one_service_then_the_next_is(
+    record: tuple[bytes, bytes | None, int],
+) -> None:
+    built = services()
+    _handle(built, "commands", record)
+
+    answered = {name: _answers(outbox) for name, (_, outbox) in built.items()}
+    assert sum(1 for events in answered.values() if events) == 1, answered
+    dead = [e for events in answered.values() for e in events if e.type == "rejected.message"]
+    assert len(dead) <= 1
+    if dead:  # refused input moves no money
+        assert not any(e.type in MONEY for events in answered.values() for e in events)
+    _moves_on(built)
+
+
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(record=records())
+def test_a_forged_or_broken_rounds_record_is_reported_at_most_once_and_moves_no_money(
+    record: tuple[bytes, bytes | None, int],
+) -> None:
+    built = services()
+    _handle(built, "rounds", record)
+
+    answered = [e for _, outbox in built.values() for e in _answers(outbox)]
+    assert sum(1 for e in answered if e.type == "rejected.message") <= 1
+    assert not any(e.type in MONEY for e in answered)
+    _moves_on(built)

@@ -1,0 +1,31 @@
+"""An outbox that keeps what a processor publishes, for tests that call the processor directly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from holdem.core.contracts import parse
+from holdem.runtime.outbox import Record
+from holdem.runtime.topics import Topics
+
+
+class ListOutbox:
+    """Every published record, in order; ``fail`` makes the next send raise it."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+        self.fail: BaseException | None = None
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def flush(self) -> None: ...
+
+    async def send(self, records: Sequence[Record]) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.records.extend(records)
+
+    def parsed(self, role: str) -> list[Any]:
+        topic = getattr(Topics(), role)
+        return [parse(role, value) for t, _, value in self.records if t == topic]
