@@ -1,0 +1,367 @@
+"""The hostile campaign (issue 7): named attacks on the running services through a real broker.
+Every record is answered or refused, invalid input moves no money, the services stay up, and the
+audit of everything the run wrote is clean at the end."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from support.messages import command
+from support.stack import Stack
+
+from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.runtime.processor import partition_for
+from holdem.runtime.topics import Topics
+
+pytestmark = pytest.mark.kafka
+
+MONEY = {"wallet.deposited", "wallet.withdrawn", "wallet.stake_taken", "wallet.payout_credited",
+         "wallet.stakes_refunded", "wallet.call_captured"}  # fmt: skip
+OUTCOMES: dict[str, str] = {}  # attack -> what was observed, printed at the end of the module
+
+
+@dataclass
+class Hostile:
+    """The attacker's handle on the stack: raw records on the commands topic, and what came back."""
+
+    stack: Stack
+
+    @property
+    def commands(self) -> str:
+        return self.stack.topics.commands
+
+    def player(self) -> str:
+        return f"x-{uuid.uuid4().hex[:10]}"
+
+    async def raw(
+        self, value: bytes, key: bytes | None, partition: int | None = None, topic: str = ""
+    ) -> None:
+        producer = self.stack._producer
+        assert producer is not None
+        if partition is None and key is not None:
+            partition = partition_for(key, self.stack.partitions)
+        await producer.send_and_wait(topic or self.commands, value, key=key, partition=partition)
+
+    async def json(self, player: str, body: dict[str, Any], key: bytes | None = None) -> None:
+        await self.raw(
+            json.dumps(body, default=str).encode(), player.encode() if key is None else key
+        )
+
+    async def refused(self, player: str, kind: str = "rejected.message") -> Any:
+        return await self.stack.event(player, kind)
+
+    async def funded(self, amount: int = 10_000) -> str:
+        player = self.player()
+        await self.stack.send(command(Deposit, player, currency="EUR", amount=amount))
+        await self.stack.event(player, "wallet.deposited")
+        return player
+
+    async def dealt(self, player: str) -> str:
+        round_id = f"{player}-{uuid.uuid4().hex[:6]}"
+        await self.stack.send(command(PlaceBet, player, round_id=round_id, currency="EUR", ante=10))
+        await self.stack.event(player, "round.dealt", round_id)
+        return round_id
+
+    def money(self, player: str) -> list[str]:
+        return [e.type for e in self.stack.events(player, "wallet") if e.type in MONEY]
+
+
+def body(model: str, player: str, **fields: Any) -> dict[str, Any]:
+    at = datetime.now(UTC).isoformat()
+    return {"type": model, "event_id": uuid.uuid4().hex, "command_id": uuid.uuid4().hex,
+            "player_id": player, "occurred_at": at, **fields}  # fmt: skip
+
+
+def deposit(player: str, **fields: Any) -> dict[str, Any]:
+    return body("command.deposit", player, **{"currency": "EUR", "amount": 100, **fields})
+
+
+Attack = Callable[[Hostile], Awaitable[str]]
+ATTACKS: dict[str, Attack] = {}
+
+
+def attack(name: str) -> Callable[[Attack], Attack]:
+    def register(fn: Attack) -> Attack:
+        ATTACKS[name] = fn
+        return fn
+
+    return register
+
+
+def bad_record(name: str, raw: Callable[[str], bytes], reason: str) -> None:
+    """An unreadable or schema-breaking Deposit: refused with ``reason``, no money moves."""
+
+    async def run(h: Hostile) -> str:
+        player = h.player()
+        await h.raw(raw(player), player.encode())
+        refused = await h.refused(player)
+        assert refused.reason == reason, refused
+        assert refused.source_topic == h.commands and refused.source_key == player
+        assert h.money(player) == []
+        return f"rejected.message {refused.reason} (key kept, offset {refused.source_offset})"
+
+    attack(name)(run)
+
+
+def j(value: Any) -> bytes:
+    return json.dumps(value).encode()
+
+
+def without(name: str, fields: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if k != name}
+
+
+BAD_RECORDS: list[tuple[str, Callable[[str], bytes], str]] = [
+    ("malformed json", lambda p: j(deposit(p))[:-9], "malformed"),
+    ("a JSON array, not an object", lambda p: b"[1, 2]", "malformed"),
+    ("an empty record", lambda p: b"", "malformed"),
+    ("binary garbage", lambda p: bytes(range(256)), "malformed"),
+    ("JSON nested 500 deep", lambda p: b"[" * 500 + b"]" * 500, "malformed"),
+    ("an unknown command type", lambda p: j(body("command.teleport", p)), "unknown_type"),
+    ("a negative amount", lambda p: j(deposit(p, amount=-100)), "invalid"),
+    ("a zero amount", lambda p: j(deposit(p, amount=0)), "invalid"),
+    ("an absurd amount", lambda p: j(deposit(p, amount=10**13)), "invalid"),
+    ("a fractional amount", lambda p: j(deposit(p, amount=100.5)), "invalid"),
+    ("an amount as a string", lambda p: j(deposit(p, amount="100")), "invalid"),
+    ("occurred_at as 0", lambda p: j(deposit(p, occurred_at=0)), "invalid"),
+    ("version 1.0", lambda p: j(deposit(p, version=1.0)), "invalid"),
+    ("an unknown version", lambda p: j(deposit(p, version=2)), "invalid"),
+    ("a lower-case currency", lambda p: j(deposit(p, currency="eur")), "invalid"),
+    ("no command_id", lambda p: j(without("command_id", deposit(p))), "invalid"),
+    ("an id of 65 characters", lambda p: j(deposit(p, command_id="c" * 65)), "invalid"),
+    ("a record of 900 KB", lambda p: j(deposit(p, amount="9" * 900_000)), "invalid"),
+]
+for _name, _raw, _reason in BAD_RECORDS:
+    bad_record(_name, _raw, _reason)
+
+
+@attack("a Unicode player_id on a Deposit (the old partition stall)")
+async def unicode_deposit(h: Hostile) -> str:
+    player = h.player()
+    await h.json(player, deposit("hé"), key=player.encode())
+    refused = await h.refused(player)
+    assert refused.reason == "invalid" and "player_id" in refused.detail
+    await h.stack.send(command(Deposit, player, currency="EUR", amount=5))  # the partition moves
+    await h.stack.event(player, "wallet.deposited")
+    return "rejected.message invalid; the next Deposit on the partition was answered"
+
+
+@attack("a Unicode player_id on a Call")
+async def unicode_call(h: Hostile) -> str:
+    player = h.player()
+    await h.json(player, body("command.call", "hé", round_id="r1"), key=player.encode())
+    refused = await h.refused(player)
+    assert refused.reason == "invalid"
+    return "rejected.message invalid (reported once, by the dealer that owns Call)"
+
+
+@attack("a record without a key")
+async def null_key(h: Hostile) -> str:
+    player = h.player()
+    await h.raw(json.dumps(deposit(player)).encode(), None, partition=0)
+    refused = await h.refused(player)
+    assert refused.reason == "key_mismatch" and h.money(player) == []
+    return "rejected.message key_mismatch, keyed by the body's player"
+
+
+@attack("a record keyed by another player")
+async def other_key(h: Hostile) -> str:
+    player, victim = h.player(), await h.funded()
+    await h.raw(json.dumps(body("command.withdraw", victim, currency="EUR", amount=50)).encode(),
+                player.encode())  # fmt: skip
+    refused = await h.refused(player)
+    assert refused.reason == "key_mismatch" and "wallet.withdrawn" not in h.money(victim)
+    return "rejected.message key_mismatch; the victim's money untouched"
+
+
+@attack("a record on the wrong partition (librdkafka's default partitioner)")
+async def wrong_partition(h: Hostile) -> str:
+    player = h.player()
+    right = partition_for(player.encode(), h.stack.partitions)
+    await h.raw(json.dumps(deposit(player)).encode(), player.encode(),
+                partition=(right + 1) % h.stack.partitions)  # fmt: skip
+    refused = await h.refused(player)
+    assert refused.reason == "wrong_partition" and h.money(player) == []
+    return f"rejected.message wrong_partition (expected {right})"
+
+
+@attack("a Call before any bet")
+async def call_unknown(h: Hostile) -> str:
+    player = h.player()
+    await h.stack.send(command(Call, player, round_id=f"{player}-none"))
+    refused = await h.refused(player, "round.command_rejected")
+    assert refused.reason == "unknown_round"
+    return "round.command_rejected unknown_round"
+
+
+@attack("a second Call")
+async def double_call(h: Hostile) -> str:
+    player = await h.funded()
+    round_id = await h.dealt(player)
+    await h.stack.send(command(Call, player, round_id=round_id))
+    await h.stack.event(player, "round.called", round_id)
+    await h.stack.send(command(Call, player, round_id=round_id))
+    refused = await h.refused(player, "round.command_rejected")
+    # already_decided, or round_closed when settlement was quicker than the second Call
+    assert refused.reason in {"already_decided", "round_closed"}
+    assert h.money(player).count("wallet.call_captured") == 1
+    return f"round.command_rejected {refused.reason}; one call captured"
+
+
+@attack("a Call on another player's round")
+async def not_your_round(h: Hostile) -> str:
+    victim, player = await h.funded(), h.player()
+    round_id = await h.dealt(victim)
+    await h.stack.send(command(Fold, player, round_id=round_id))
+    refused = await h.refused(player, "round.command_rejected")
+    assert refused.reason == "not_your_round"
+    await h.stack.send(command(Call, victim, round_id=round_id))
+    await h.stack.event(victim, "wallet.payout_credited", round_id)
+    return "round.command_rejected not_your_round; the owner's round went on"
+
+
+@attack("a PlaceBet reusing another player's round id")
+async def round_exists(h: Hostile) -> str:
+    victim, player = await h.funded(), await h.funded()
+    round_id = await h.dealt(victim)
+    await h.stack.send(command(PlaceBet, player, round_id=round_id, currency="EUR", ante=10))
+    refused = await h.refused(player, "round.bet_rejected")
+    assert refused.reason == "round_exists" and "wallet.stake_taken" not in h.money(player)
+    await h.stack.send(command(Fold, victim, round_id=round_id))
+    return "round.bet_rejected round_exists, nothing taken"
+
+
+@attack("a second PlaceBet while a round is open")
+async def round_in_progress(h: Hostile) -> str:
+    player = await h.funded()
+    first = await h.dealt(player)
+    await h.stack.send(command(PlaceBet, player, round_id=f"{first}-b", currency="EUR", ante=10))
+    refused = await h.refused(player, "round.bet_rejected")
+    assert refused.reason == "round_in_progress"
+    await h.stack.send(command(Fold, player, round_id=first))
+    return "round.bet_rejected round_in_progress"
+
+
+@attack("a bet without the funds for the call")
+async def insufficient(h: Hostile) -> str:
+    player = await h.funded(25)
+    await h.stack.send(command(PlaceBet, player, round_id=f"{player}-r", currency="EUR", ante=10))
+    refused = await h.refused(player, "round.bet_rejected")
+    assert refused.reason == "insufficient_funds" and h.money(player) == ["wallet.deposited"]
+    return "round.bet_rejected insufficient_funds"
+
+
+@attack("a bet below the table minimum")
+async def below_minimum(h: Hostile) -> str:
+    player = await h.funded()
+    await h.stack.send(command(PlaceBet, player, round_id=f"{player}-r", currency="EUR", ante=1))
+    refused = await h.refused(player, "round.bet_rejected")
+    assert refused.reason == "below_minimum"
+    return "round.bet_rejected below_minimum"
+
+
+@attack("a withdrawal of more than the balance")
+async def overdraw(h: Hostile) -> str:
+    player = await h.funded(100)
+    await h.stack.send(command(Withdraw, player, currency="EUR", amount=101))
+    refused = await h.refused(player, "wallet.rejected")
+    assert refused.reason == "insufficient_funds"
+    return "wallet.rejected insufficient_funds"
+
+
+@attack("a command_id reused with another body (wallet)")
+async def duplicate_wallet(h: Hostile) -> str:
+    player = await h.funded()
+    first = command(Withdraw, player, currency="EUR", amount=10)
+    await h.stack.send(first)
+    await h.stack.event(player, "wallet.withdrawn")
+    await h.stack.send(command(Withdraw, player, currency="EUR", amount=500,
+                               command_id=first.command_id))  # fmt: skip
+    refused = await h.refused(player, "wallet.rejected")
+    assert refused.reason == "duplicate" and h.money(player).count("wallet.withdrawn") == 1
+    return "wallet.rejected duplicate; one withdrawal"
+
+
+@attack("a command_id reused on another round (dealer)")
+async def duplicate_dealer(h: Hostile) -> str:
+    player = await h.funded()
+    first = await h.dealt(player)
+    call = command(Call, player, round_id=first)
+    await h.stack.send(call)
+    await h.stack.event(player, "wallet.payout_credited", first)
+    second = await h.dealt(player)
+    await h.stack.send(command(Fold, player, round_id=second, command_id=call.command_id))
+    refused = await h.refused(player, "round.command_rejected")
+    assert refused.reason == "duplicate"
+    await h.stack.send(command(Fold, player, round_id=second))
+    return "round.command_rejected duplicate"
+
+
+@attack("the same command sent twice")
+async def resend(h: Hostile) -> str:
+    player = await h.funded()
+    again = command(Deposit, player, currency="EUR", amount=7)
+    await h.stack.send(again)
+    await h.stack.send(again)
+    await h.stack.wait_for(lambda: h.money(player).count("wallet.deposited") == 2, "deposit")
+    await h.stack.assert_sound(player)
+    assert h.money(player).count("wallet.deposited") == 2  # the funding one and this one, once
+    return "one effect"
+
+
+@attack("one event_id on three Deposits")
+async def reused_event_id(h: Hostile) -> str:
+    player = h.player()
+    for _ in range(3):
+        await h.stack.send(command(Deposit, player, currency="EUR", amount=1, event_id="same-id"))
+    await h.stack.wait_for(lambda: h.money(player).count("wallet.deposited") == 3, "3 deposits")
+    ids = [e.event_id for e in h.stack.events(player, "wallet")]
+    assert len(ids) == len(set(ids)) == 3
+    return "three deposits, three distinct output event ids"
+
+
+@attack("a void after settlement")
+async def void_late(h: Hostile) -> str:
+    player = await h.funded()
+    round_id = await h.dealt(player)
+    await h.stack.send(command(Fold, player, round_id=round_id))
+    await h.stack.event(player, "round.settled", round_id)
+    await h.stack.send(command(VoidRound, player, round_id=round_id))
+    refused = await h.refused(player, "round.command_rejected")
+    assert refused.reason == "round_closed" and "wallet.stakes_refunded" not in h.money(player)
+    return "round.command_rejected round_closed, no refund"
+
+
+@pytest.fixture(scope="module")
+async def hostile(kafka_bootstrap: str) -> AsyncIterator[Hostile]:
+    stack = Stack(kafka_bootstrap, Topics.unique("hostile"))
+    await stack.open()
+    try:
+        yield Hostile(stack)
+        await _assert_clean(stack)
+    finally:
+        await stack.close()
+        for name, outcome in OUTCOMES.items():
+            print(f"attack: {name}: {outcome}")
+
+
+async def _assert_clean(stack: Stack) -> None:
+    assert stack.observer is not None
+    players = {r.message.player_id for r in stack.observer.records if r.message is not None}
+    await stack.assert_sound(*players)
+    assert set(stack.services) == {"wallet", "dealer", "settlement"}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+async def test_attack(hostile: Hostile, name: str) -> None:
+    OUTCOMES[name] = await ATTACKS[name](hostile)
+
+
+def test_the_campaign_names_at_least_forty_attacks() -> None:
+    assert len(ATTACKS) >= 40, len(ATTACKS)
