@@ -147,14 +147,18 @@ class PrometheusServer:
         assert body["status"] == "success", body
         return body["data"]
 
-    def query(self, promql: str) -> dict[str, float]:
-        """An instant vector as {labels rendered: value}; empty when nothing matches."""
+    def query(self, promql: str) -> list[tuple[dict[str, str], float]]:
+        """An instant vector: (labels, value) per series; empty when nothing matches."""
         result = self.api("query", query=promql)["result"]
-        return {json.dumps(r["metric"], sort_keys=True): float(r["value"][1]) for r in result}
+        return [(r["metric"], float(r["value"][1])) for r in result]
+
+    def by(self, label: str, promql: str) -> dict[str, float]:
+        """An instant vector keyed by one label's value."""
+        return {labels[label]: value for labels, value in self.query(promql)}
 
     def scalar(self, promql: str) -> float | None:
         """The one value of ``promql`` (wrap it in sum() when needed); None when empty."""
-        values = list(self.query(promql).values())
+        values = [value for _labels, value in self.query(promql)]
         assert len(values) <= 1, (promql, values)
         return values[0] if values else None
 
