@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import functools
 import json
+import signal
 import socket
 import subprocess
 import time
@@ -24,6 +26,7 @@ PROVISION = REPO / "deploy" / "prometheus" / "provision.sh"
 PROVISION_TIMEOUT_S = 600  # a cold cache downloads Debian's package (~20 MB)
 READY_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
+PR_SET_PDEATHSIG = 1
 
 
 @functools.cache
@@ -49,6 +52,12 @@ def binary(name: str) -> Path:
     if isinstance(found, str):
         pytest.fail(found, pytrace=False)
     return found / name
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when the test process dies, so no server outlives a killed run."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_loopback_port() -> int:
@@ -110,7 +119,9 @@ class PrometheusServer:
             f"--storage.tsdb.path={self.workdir / 'data'}",
             f"--web.listen-address=127.0.0.1:{self.port}",
         ]
-        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+        )
         log.close()
         wait_until(self._ready, "Prometheus /-/ready", READY_TIMEOUT_S)
 
