@@ -4,18 +4,22 @@ export UV_PYTHON_DOWNLOADS := never
 UV ?= uv
 PY := $(UV) run --frozen python
 ROUNDS ?= 0
+PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 
-.PHONY: install run test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
+.PHONY: install prometheus run test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
 	$(UV) sync --frozen
 	deploy/kafka/kafka.sh fetch
 
+prometheus:  ## promtool and the prometheus server from Debian's package into deploy/prometheus/.cache/ (no root)
+	@deploy/prometheus/provision.sh >/dev/null
+
 run: install  ## start Kafka and the three services, play a demo load, print a summary
 	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
 
-test: install  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
+test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
 
 test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
@@ -37,10 +41,10 @@ bench: install  ## speed figures, each beside a baseline measured in the same ru
 contracts: install  ## JSON Schema files, the contract version lock, the services' AsyncAPI
 	$(PY) scripts/export_contracts.py
 
-check-rules:  ## promtool: the Prometheus rules, their unit tests, prometheus.yml (apt-get install prometheus)
-	promtool check rules deploy/prometheus/rules/*.yml
-	promtool test rules deploy/prometheus/tests/*.test.yml
-	promtool check config deploy/prometheus/prometheus.yml
+check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, prometheus.yml
+	$(PROMTOOL) check rules deploy/prometheus/rules/*.yml
+	$(PROMTOOL) test rules deploy/prometheus/tests/*.test.yml
+	$(PROMTOOL) check config deploy/prometheus/prometheus.yml
 
 kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker); prints its address
 	@deploy/kafka/kafka.sh up

@@ -1,18 +1,18 @@
 """The Prometheus rules: valid for promtool, their unit tests pass, every name in them exists.
 
-promtool comes from Debian's `prometheus` package (.ci/run installs it). Without it these tests
-fail, never skip: a skipped rule check looks green and proves nothing.
+promtool comes from Debian's `prometheus` package, which deploy/prometheus/provision.sh unpacks
+into a project-local cache on first use. If it cannot, these tests fail with its one-line reason,
+never skip: a skipped rule check looks green and proves nothing.
 """
 
 from __future__ import annotations
 
 import glob
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
+from support.prometheus import binary
 from support.promql_names import (
     PROMETHEUS_CONFIG,
     REPO,
@@ -26,21 +26,12 @@ from support.promql_names import (
 
 SEVERITIES = {"critical", "warning"}  # critical pages, warning is a ticket
 ANNOTATIONS = {"summary", "description", "runbook"}
-INSTALL_HINT = (
-    "promtool is not on PATH. Install it with "
-    "`apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "
-    "--no-install-recommends prometheus` (Debian's package ships /usr/bin/promtool; "
-    ".ci/run does this), then run `make check-rules`."
-)
 
 
 def run_promtool(*args: str | Path) -> str:
-    """promtool's output; a missing promtool fails the test (with how to install it)."""
-    promtool = shutil.which("promtool")
-    if promtool is None:
-        pytest.fail(INSTALL_HINT, pytrace=False)
+    """promtool's output; a promtool that cannot be provisioned fails the test (saying why)."""
     result = subprocess.run(
-        [promtool, *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=120
+        [binary("promtool"), *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"promtool {' '.join(map(str, args))} failed:\n{output}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import doctest
-import os
+import json
 from pathlib import Path
 
 import pytest
@@ -12,27 +12,16 @@ from holdem.core import terms as terms_module
 from holdem.core.cards import HandCategory
 from holdem.core.terms import CATALOGUES, KEYS, LANGUAGES, TermError, hand_term, term
 
-SHEETS = {"bg": "000_", "ro": "001_", "ms": "003_", "nb": "004_"}
+# The closing table of each rule sheet (English term -> translation), checked in as test data so
+# no test reads files outside the repository: tests/data/README.md says where it comes from.
+SHEET_TERMS = Path(__file__).resolve().parents[2] / "data" / "rule_sheet_terms.json"
 
 
-def rules_dir() -> Path | None:
-    """The official sheets: $HOLDEM_RULES_DIR, else the team's shared folder beside the repo."""
-    repo = Path(__file__).resolve().parents[3]
-    for candidate in (os.environ.get("HOLDEM_RULES_DIR"), repo.parent / "shared" / "rules"):
-        if candidate and Path(candidate).is_dir():
-            return Path(candidate)
-    return None
-
-
-def sheet_table(path: Path) -> dict[str, str]:
-    """The sheet's closing table of English terms and their translations."""
-    text = path.read_text(encoding="utf-8")
-    rows: dict[str, str] = {}
-    for line in text[text.rindex("Paytable") - 2 :].splitlines():
-        cells = line.strip().strip("|").split("|") if line.startswith("|") else line.split("\t")
-        if len(cells) == 2:
-            rows[cells[0].strip()] = cells[1].strip()
-    return rows
+def sheet_table(lang: str) -> dict[str, str]:
+    """The sheet's table of English terms and their translations in ``lang``."""
+    sheets = json.loads(SHEET_TERMS.read_text(encoding="utf-8"))
+    terms: dict[str, str] = sheets[lang]["terms"]
+    return terms
 
 
 def test_doctests_pass() -> None:
@@ -72,11 +61,8 @@ def test_unknown_keys_and_languages_are_errors() -> None:
         term("bet.ante", "de")
 
 
-@pytest.mark.parametrize("lang", sorted(SHEETS))
+@pytest.mark.parametrize("lang", ["bg", "ro", "ms", "nb"])
 def test_translations_are_exactly_the_sheets(lang: str) -> None:
-    folder = rules_dir()
-    if folder is None:
-        pytest.skip("rule sheets not found: set HOLDEM_RULES_DIR to the folder of 000_*.txt …")
-    table = sheet_table(next(folder.glob(f"{SHEETS[lang]}*")))
+    table = sheet_table(lang)
     english = CATALOGUES["en"]
     assert {english[key]: CATALOGUES[lang][key] for key in KEYS} == table
