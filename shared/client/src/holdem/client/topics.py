@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import uuid
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -43,3 +45,15 @@ class Topics(BaseModel):
     def unique(cls, tag: str = "test") -> Topics:
         """Default topics under a random prefix, so each test owns fresh, empty topics."""
         return cls().with_prefix(f"{tag}-{uuid.uuid4().hex[:12]}")
+
+
+def topics_from_env(environ: Mapping[str, str] | None = None) -> Topics:
+    """The game's topics under ``HOLDEM_TOPIC_PREFIX`` (the services' setting), if it is set.
+
+    >>> topics_from_env({"HOLDEM_TOPIC_PREFIX": "demo-1"}).wallet
+    'demo-1.holdem.wallet'
+    >>> topics_from_env({}).wallet
+    'holdem.wallet'
+    """
+    prefix = (os.environ if environ is None else environ).get("HOLDEM_TOPIC_PREFIX", "")
+    return Topics().with_prefix(prefix) if prefix else Topics()

@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from holdem.client import KafkaConnection, Operator
 from holdem.core.cards import parse_cards
 from holdem.core.rtp import PUBLISHED
 from holdem.core.strategy import Decide
 from holdem.runtime.audit import AuditReport, audit_run
-from holdem.runtime.client import Operator
 from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
 from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
 from holdem.runtime.load import Plan, Tally, fund, play
@@ -166,7 +166,9 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
 
 
 async def _play(where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event) -> Tally:
-    async with Operator(where.bootstrap, where.topics, where.partitions) as operator:
+    # Credentials (SASL, TLS) from the HOLDEM_KAFKA_* environment; the broker is this run's.
+    connection = KafkaConnection.from_env(bootstrap=where.bootstrap)
+    async with Operator(connection, where.topics, where.partitions) as operator:
         await fund(operator, plan)
         with stop_on_interrupt(stop):
             return await play(operator, plan, decide, stop)
