@@ -10,6 +10,7 @@ import pytest
 import holdem.client
 import holdem.client.commands
 import holdem.client.operator
+import holdem.client.play_view
 import holdem.client.player
 import holdem.client.topics
 from holdem.client import Operator, Topics, command, partition_for, topics_from_env
@@ -30,6 +31,7 @@ MODULES = [
     holdem.client.commands,
     holdem.client.operator,
     holdem.client.player,
+    holdem.client.play_view,
     holdem.client.topics,
 ]
 
@@ -83,3 +85,16 @@ def test_the_last_money_movement_follows_the_result(
     settled = Settled.model_construct(total_return=total_return, decision=decision)
     assert last_movement(settled) is last
     assert last_movement(RoundVoided.model_construct()) is StakesRefunded
+
+
+def test_the_play_tables_defaults_are_the_wallets_and_the_dealers() -> None:
+    from holdem.dealer.settings import DealerSettings
+    from holdem.wallet.settings import WalletSettings
+
+    fields = WalletSettings.model_fields
+    info = holdem.client.play_view.TableInfo.from_env({})
+    assert info.limits.ante_min == fields["table_ante_min"].default
+    assert info.limits.ante_max == fields["table_ante_max"].default
+    assert info.limits.bonus_max == fields["table_bonus_max"].default
+    assert info.currency == fields["table_currency"].default
+    assert info.decision_s == DealerSettings.model_fields["decision_timeout_s"].default

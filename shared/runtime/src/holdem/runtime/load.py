@@ -59,6 +59,9 @@ class Tally:
     operator_voids: int = 0
     stalled: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)  # PlaceBet sent → result read, s
+    open: int = 0  # rounds whose bet was sent and whose result is not read yet
+    # (settled rounds, observed main-game RTP, its 95% half-width) after each settled round
+    trajectory: list[tuple[int, float, float]] = field(default_factory=list)
     started: float = 0.0
     finished: float = 0.0
 
@@ -80,6 +83,8 @@ class Tally:
             self.bonus_returned += end.bonus_return
             main = (end.ante + end.call, end.ante_return + end.call_return)
             self.returns.add(*main, end.aa_bonus, end.bonus_return)
+            if self.returns.rounds >= 2:
+                self.trajectory.append((self.returns.rounds, *self.returns.main_rtp()))
         elif isinstance(end, RoundVoided):
             self.outcomes["voided"] += 1
 
@@ -101,11 +106,16 @@ async def fund(operator: Operator, plan: Plan) -> None:
 
 
 async def play(
-    operator: Operator, plan: Plan, decide: Decide, stop: asyncio.Event | None = None
+    operator: Operator,
+    plan: Plan,
+    decide: Decide,
+    stop: asyncio.Event | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Play ``plan.rounds`` rounds with ``plan.players`` players at once; ``stop`` ends the load
-    early (rounds in flight still finish)."""
-    tally = Tally(started=time.monotonic())
+    early (rounds in flight still finish). ``tally`` lets a caller watch it fill up."""
+    tally = tally or Tally()
+    tally.started = time.monotonic()
     numbers = iter(range(plan.rounds))  # shared: each player takes the next round number
     voids = plan.voided_rounds()
     stop = stop or asyncio.Event()
@@ -132,8 +142,17 @@ async def play_round(
     tally: Tally,
 ) -> None:
     """Bet, read the deal, decide (or void), and record the round's result."""
+    tally.open += 1
+    try:
+        await _round(player_of(operator, plan, player_id), plan, round_id, decide, void, tally)
+    finally:
+        tally.open -= 1
+
+
+async def _round(
+    player: Player, plan: Plan, round_id: str, decide: Decide, void: bool, tally: Tally
+) -> None:
     sent = time.monotonic()
-    player = player_of(operator, plan, player_id)
     try:
         played = await player.bet(plan.ante, plan.aa_bonus, round_id=round_id)
     except Refused as refused:
