@@ -7,14 +7,12 @@ import os
 import re
 import sys
 import uuid
-from collections.abc import AsyncIterator
 
 import pexpect
 import pytest
 from support.rounds import SALT, deck_for
 from support.stack import Stack
 
-from holdem.client import Topics
 from holdem.client.play_view import money
 
 pytestmark = pytest.mark.kafka
@@ -22,16 +20,6 @@ pytestmark = pytest.mark.kafka
 PROMPT_S = 60  # bounds each wait for the screen; a round takes about a second
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 MENU = "[q]uit"
-
-
-@pytest.fixture
-async def stack(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Stack]:
-    services = Stack(kafka_bootstrap, topics)
-    await services.open()
-    try:
-        yield services
-    finally:
-        await services.close()
 
 
 def spawn(stack: Stack, player: str) -> pexpect.spawn:

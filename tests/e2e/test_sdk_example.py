@@ -6,29 +6,16 @@ import asyncio
 import os
 import re
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from support.stack import Stack
-
-from holdem.client import Topics
 
 pytestmark = pytest.mark.kafka
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "operator_round.py"
 RUN_TIMEOUT_S = 120  # bounds a hang only; the round takes about a second
-
-
-@pytest.fixture
-async def stack(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Stack]:
-    services = Stack(kafka_bootstrap, topics)
-    await services.open()
-    try:
-        yield services
-    finally:
-        await services.close()
 
 
 def test_the_readme_shows_the_example_verbatim() -> None:
