@@ -2,7 +2,10 @@
 
 Each method sends one command and awaits the event that answers it; a refusal raises ``Refused``
 with the service's typed rejection (its ``reason`` is a stable code), a missing answer
-``StalledError`` after ``step_s`` seconds. Idempotency keys are generated unless given.
+``StalledError`` after ``step_s`` seconds. Idempotency keys are generated unless given. A command
+sent again with the same ``command_id`` and body has no second effect and gets no second answer
+(the services stay silent). So after a ``StalledError`` a resend with the same id is safe, and
+what the command did is read from ``Operator.stream()`` or ``Operator.balance()``.
 """
 
 from __future__ import annotations
