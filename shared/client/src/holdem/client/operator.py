@@ -112,6 +112,14 @@ class Operator:
         }
 
     async def start(self) -> None:
+        """Connect, find the partitions, and start routing; nothing left open if that fails."""
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         producer = self._producer = AIOKafkaProducer(
             **self.connection.kwargs(), acks="all", enable_idempotence=True, linger_ms=0
         )

@@ -7,10 +7,11 @@ import asyncio
 import getpass
 from dataclasses import dataclass, field
 
+from aiokafka.errors import KafkaError
 from rich.console import Console
 from rich.markup import escape
 
-from holdem.client.connection import KafkaConnection
+from holdem.client.connection import ConnectionConfigError, KafkaConnection
 from holdem.client.operator import Operator, StalledError
 from holdem.client.play_view import (
     TableInfo,
@@ -158,7 +159,10 @@ async def run(args: argparse.Namespace, console: Console) -> None:
         session.balance = await operator.balance(args.player, table.currency) or 0
         console.print(f"Joined as [bold]{args.player}[/bold].")
         if args.deposit:
-            session.balance = (await player.deposit(args.deposit)).available
+            try:
+                session.balance = (await player.deposit(args.deposit)).available
+            except Refused as refused:
+                console.print(f"[red]Deposit refused: {refused.reason.value}[/red]")
         session.show_balance()
         try:
             await session.loop()
@@ -167,8 +171,14 @@ async def run(args: argparse.Namespace, console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """0 when the person leaves; 1 with one line when the game cannot be reached."""
     args = parse_args(argv)
-    asyncio.run(run(args, Console(highlight=False)))
+    console = Console(highlight=False)
+    try:
+        asyncio.run(run(args, console))
+    except (KafkaError, ConnectionConfigError, StalledError) as failed:
+        console.print(f"[red]holdem play: cannot play: {type(failed).__name__}: {failed}[/red]")
+        return 1
     return 0
 
 
