@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from holdem.client import KafkaConnection, Operator
 from holdem.runtime.audit import audit_run
-from holdem.runtime.client import Operator
 from holdem.runtime.demo_report import strategy_for
 from holdem.runtime.launcher import SERVICES, Launcher
 from holdem.runtime.load import Plan, Tally, fund, play
@@ -56,7 +56,7 @@ async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -
     # Ended by `stop`; every 25th round is voided by the operator, so refunds face crashes too.
     plan = Plan(rounds=100_000, players=8, voids=4_000, step_s=STEP_S)
     chaos = Chaos(seed=int(os.environ.get("CHAOS_SEED", random.randrange(2**32))))
-    async with Operator(bootstrap, topics, PARTITIONS) as operator:
+    async with Operator(KafkaConnection(bootstrap), topics, PARTITIONS) as operator:
         await fund(operator, plan)
         stop = asyncio.Event()
         load = asyncio.create_task(play(operator, plan, strategy_for("basic"), stop))

@@ -45,3 +45,8 @@ def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
     assert re.search(rf"^rounds: {ROUNDS} \(of {ROUNDS} asked\)$", done.stdout, re.M), report
     assert re.search(r"^invariants: OK ", done.stdout, re.M), report
     assert re.search(r"^speed: [0-9.]+ rounds/s through Kafka", done.stdout, re.M), report
+    # not a terminal: plain progress lines instead of the live panel, the last one at the end
+    assert re.search(rf"^progress: {ROUNDS}/{ROUNDS} rounds, .* main RTP ", done.stdout, re.M)
+    picture = re.search(r"^picture: (\S+\.png) ", done.stdout, re.M)
+    assert picture, report
+    assert Path(picture.group(1)).read_bytes().startswith(b"\x89PNG"), report

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support.rounds import RoundEvents
 
+from holdem.client import StalledError, Watch
 from holdem.core.contracts import CallCaptured, Dealt, RoundVoided
-from holdem.runtime.client import StalledError, Watch
 from holdem.runtime.load import Plan, Tally, percentile
 
 GAME = RoundEvents()

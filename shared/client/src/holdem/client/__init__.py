@@ -1,1 +1,31 @@
-"""The operator's SDK: connect to the game's Kafka, send commands, follow rounds."""
+"""The operator's SDK: connect to the game's Kafka, send commands, follow rounds.
+
+>>> from holdem.client import KafkaConnection, Operator, Player, Topics
+>>> Operator(KafkaConnection("127.0.0.1:9092"), Topics().with_prefix("t1")).topics.rounds
+'t1.holdem.rounds'
+"""
+
+from holdem.client.commands import command, new_id, partition_for
+from holdem.client.connection import ConnectionConfigError, KafkaConnection
+from holdem.client.operator import Operator, StalledError, Watch
+from holdem.client.player import Outcome, Player, Refused, Round, Voided, last_movement
+from holdem.client.topics import Topics, topics_from_env
+
+__all__ = [
+    "ConnectionConfigError",
+    "KafkaConnection",
+    "Operator",
+    "Outcome",
+    "Player",
+    "Refused",
+    "Round",
+    "StalledError",
+    "Topics",
+    "Voided",
+    "Watch",
+    "command",
+    "last_movement",
+    "new_id",
+    "partition_for",
+    "topics_from_env",
+]

@@ -17,6 +17,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`",
     ),
     "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
+    # In holdem-client[play], found at run time: the core does not depend on the SDK.
+    "play": ("holdem.client.play", "sit at the table in this terminal (needs holdem-client[play])"),
 }
 
 
@@ -27,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, (_, text) in COMMANDS.items():
             print(f"  {name:8} {text}")
         return 0 if args and args[0] in {"-h", "--help"} else 2
-    module = importlib.import_module(COMMANDS[args[0]][0])
+    try:
+        module = importlib.import_module(COMMANDS[args[0]][0])
+    except ModuleNotFoundError as missing:
+        print(f"holdem {args[0]}: {missing.name} is not installed ({COMMANDS[args[0]][1]})")
+        return 2
     entry = getattr(module, f"{args[0]}_main", None) or module.main
     result: int = entry(args[1:])
     return result

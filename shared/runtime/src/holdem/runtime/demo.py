@@ -15,11 +15,13 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from holdem.client import KafkaConnection, Operator
 from holdem.core.cards import parse_cards
 from holdem.core.rtp import PUBLISHED
 from holdem.core.strategy import Decide
 from holdem.runtime.audit import AuditReport, audit_run
-from holdem.runtime.client import Operator
+from holdem.runtime.demo_live import live_view
+from holdem.runtime.demo_plot import plot_rtp
 from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
 from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
 from holdem.runtime.load import Plan, Tally, fund, play
@@ -63,6 +65,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
     add("--step-timeout", type=float, default=60.0, help="bound on each wait for an answer, s")
     add("--no-exact", action="store_true", help="skip the exact RTP figures (enumeration)")
+    add("--plot", type=Path, default=None, help="RTP picture (PNG); default LOG_DIR/rtp.png")
+    add("--no-plot", action="store_true", help="do not draw the RTP picture")
     args = parser.parse_args(argv)
     if args.rounds < 0 or args.players < 1:
         parser.error("--rounds must be >= 0 and --players >= 1")
@@ -139,6 +143,8 @@ async def run(args: argparse.Namespace) -> int:
     plan, decide, stop = plan_of(args, tag), strategy_for(args.strategy), asyncio.Event()
     # The first decision may build the strategy's table (optimal): before the clock starts.
     await asyncio.wait_for(asyncio.to_thread(decide, *SAMPLE_DEAL), EXACT_TIMEOUT_S)
+    # Before the play, so the live view shows the observed RTP converging on the exact one.
+    exact = await exact_or_why(args)
     async with setup(args, tag) as where:
         ports = metrics_ports(args)
         launcher = Launcher(where.bootstrap, where.log_dir, where.prefix, where.partitions, ports)
@@ -146,11 +152,21 @@ async def run(args: argparse.Namespace) -> int:
         started = time.monotonic()
         async with launcher:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
-            tally = await _play(where, plan, decide, stop)
+            tally = await _play(where, plan, decide, stop, exact)
             report = await audit_run(where.bootstrap, where.topics)
-        exact = await exact_or_why(args)
-        print(summary(args, where, ports, tally, report, plan, exact))
+        picture = draw(args, where, tally, exact)
+        print(summary(args, where, ports, tally, report, plan, exact, picture))
     return exit_code(args, tally, report, stop.is_set())
+
+
+def draw(args: argparse.Namespace, where: Setup, tally: Tally, exact: Exact) -> str:
+    """The RTP picture's path, or why there is none."""
+    if args.no_plot:
+        return "not drawn: --no-plot"
+    if len(tally.trajectory) < 2:
+        return "not drawn: fewer than 3 settled rounds"
+    path = args.plot or where.log_dir / "rtp.png"
+    return str(plot_rtp(tally.trajectory, exact.main, path, args.strategy))
 
 
 async def exact_or_why(args: argparse.Namespace) -> Exact:
@@ -165,11 +181,17 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
         return Exact(None, None, f"not ready in {EXACT_TIMEOUT_S:.0f}s", sheet)
 
 
-async def _play(where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event) -> Tally:
-    async with Operator(where.bootstrap, where.topics, where.partitions) as operator:
+async def _play(
+    where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event, exact: Exact
+) -> Tally:
+    # Credentials (SASL, TLS) from the HOLDEM_KAFKA_* environment; the broker is this run's.
+    connection = KafkaConnection.from_env(bootstrap=where.bootstrap)
+    async with Operator(connection, where.topics, where.partitions) as operator:
         await fund(operator, plan)
+        tally = Tally()
         with stop_on_interrupt(stop):
-            return await play(operator, plan, decide, stop)
+            async with live_view(tally, plan.rounds, exact.main):
+                return await play(operator, plan, decide, stop, tally)
 
 
 def exit_code(args: argparse.Namespace, tally: Tally, report: AuditReport, stopped: bool) -> int:

@@ -97,6 +97,7 @@ def summary(
     report: AuditReport,
     plan: Plan,
     exact: Exact,
+    picture: str = "not drawn",
 ) -> str:
     """The summary block `make run` prints; one ``key: value`` per line."""
     lines = [
@@ -111,6 +112,7 @@ def summary(
         f"rounds in {tally.seconds:.2f}s; round latency p50 "
         f"{percentile(tally.latencies, 0.5):.3f}s, p95 {percentile(tally.latencies, 0.95):.3f}s)",
         *_audit_lines(report),
+        f"picture: {picture} (observed main-game RTP by rounds, 95% band, exact RTP)",
     ]
     lines += [f"stalled: {text}" for text in tally.stalled[:SHOWN_VIOLATIONS]]
     return "\n".join(lines)

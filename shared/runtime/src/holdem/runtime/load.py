@@ -8,34 +8,13 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
 
+from holdem.client import Operator, Player, Refused, Round, StalledError, Voided
 from holdem.core.cards import Card
-from holdem.core.contracts import (
-    BetPlaced,
-    BetRejected,
-    Call,
-    CallCaptured,
-    CallReleased,
-    Dealt,
-    Deposit,
-    Fold,
-    FundsDeposited,
-    Message,
-    PayoutCredited,
-    PlaceBet,
-    RoundVoided,
-    Settled,
-    StakesRefunded,
-    VoidRound,
-    WalletRejected,
-)
-from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.contracts import Dealt, Message, RoundVoided, Settled
 from holdem.core.rules import STANDARD
 from holdem.core.sim import Tally as SimTally
 from holdem.core.strategy import Decide
-from holdem.runtime.client import Operator, StalledError, Watch
 
 CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 
@@ -80,6 +59,9 @@ class Tally:
     operator_voids: int = 0
     stalled: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)  # PlaceBet sent → result read, s
+    open: int = 0  # rounds whose bet was sent and whose result is not read yet
+    # (settled rounds, observed main-game RTP, its 95% half-width) after each settled round
+    trajectory: list[tuple[int, float, float]] = field(default_factory=list)
     started: float = 0.0
     finished: float = 0.0
 
@@ -101,47 +83,39 @@ class Tally:
             self.bonus_returned += end.bonus_return
             main = (end.ante + end.call, end.ante_return + end.call_return)
             self.returns.add(*main, end.aa_bonus, end.bonus_return)
+            if self.returns.rounds >= 2:
+                self.trajectory.append((self.returns.rounds, *self.returns.main_rtp()))
         elif isinstance(end, RoundVoided):
             self.outcomes["voided"] += 1
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _command(model: type[Any], player_id: str, **fields: Any) -> Any:
-    return model(
-        event_id=uuid.uuid4().hex,
-        command_id=uuid.uuid4().hex,
-        player_id=player_id,
-        occurred_at=_now(),
-        **fields,
-    )
+def player_of(operator: Operator, plan: Plan, player_id: str) -> Player:
+    return Player(operator, player_id, plan.currency, step_s=plan.step_s)
 
 
 async def fund(operator: Operator, plan: Plan) -> None:
     """One Deposit per player, each confirmed by its FundsDeposited (RuntimeError if refused)."""
 
     async def one(player_id: str) -> None:
-        deposit = _command(Deposit, player_id, currency=plan.currency, amount=plan.deposit())
-        watch = operator.watch(f"command:{deposit.command_id}")
         try:
-            await operator.send(deposit)
-            answer = await watch.until(FundsDeposited, WalletRejected, within_s=plan.step_s)
-        finally:
-            operator.forget(watch.key)
-        if not isinstance(answer, FundsDeposited):
-            raise RuntimeError(f"deposit for {player_id} refused: {answer}")
+            await player_of(operator, plan, player_id).deposit(plan.deposit())
+        except Refused as refused:
+            raise RuntimeError(f"deposit for {player_id} refused: {refused.event}") from None
 
     await asyncio.gather(*(one(p) for p in plan.player_ids()))
 
 
 async def play(
-    operator: Operator, plan: Plan, decide: Decide, stop: asyncio.Event | None = None
+    operator: Operator,
+    plan: Plan,
+    decide: Decide,
+    stop: asyncio.Event | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Play ``plan.rounds`` rounds with ``plan.players`` players at once; ``stop`` ends the load
-    early (rounds in flight still finish)."""
-    tally = Tally(started=time.monotonic())
+    early (rounds in flight still finish). ``tally`` lets a caller watch it fill up."""
+    tally = tally or Tally()
+    tally.started = time.monotonic()
     numbers = iter(range(plan.rounds))  # shared: each player takes the next round number
     voids = plan.voided_rounds()
     stop = stop or asyncio.Event()
@@ -168,56 +142,56 @@ async def play_round(
     tally: Tally,
 ) -> None:
     """Bet, read the deal, decide (or void), and record the round's result."""
-    watch = operator.watch(f"round:{round_id}")
+    tally.open += 1
+    try:
+        await _round(player_of(operator, plan, player_id), plan, round_id, decide, void, tally)
+    finally:
+        tally.open -= 1
+
+
+async def _round(
+    player: Player, plan: Plan, round_id: str, decide: Decide, void: bool, tally: Tally
+) -> None:
     sent = time.monotonic()
     try:
-        answer = await _bet(operator, plan, watch, player_id, round_id)
-        if isinstance(answer, BetRejected):
-            tally.outcomes[f"rejected:{answer.reason.value}"] += 1
-            return
-        if isinstance(answer, BetPlaced):
-            answer = await watch.until(Dealt, within_s=plan.step_s)
-        if isinstance(answer, Dealt):
-            await operator.send(_answer(answer, decide, void, tally))
-            answer = await watch.until(within_s=plan.step_s)
-        # The player's seat is free once the wallet has moved the round's last money.
-        await watch.until(_last_movement(answer), within_s=plan.step_s)
-        tally.record(answer)
-        tally.latencies.append(time.monotonic() - sent)
+        played = await player.bet(plan.ante, plan.aa_bonus, round_id=round_id)
+    except Refused as refused:
+        tally.outcomes[f"rejected:{refused.reason.value}"] += 1
+        return
     except StalledError as stalled:
         tally.stalled.append(str(stalled))
+        return
+    try:
+        await _decide(played, decide, void, tally)
+        # The player's seat is free once the wallet has moved the round's last money.
+        outcome = await played.outcome()
+        tally.record(outcome.end)
+        tally.latencies.append(time.monotonic() - sent)
+    except (StalledError, Refused) as failed:
+        tally.stalled.append(str(failed))
     finally:
-        operator.forget(watch.key)
+        played.close()
 
 
-async def _bet(
-    operator: Operator, plan: Plan, watch: Watch, player_id: str, round_id: str
-) -> Message:
-    """Send the PlaceBet; the wallet's BetPlaced or BetRejected."""
-    stakes = {"currency": plan.currency, "ante": plan.ante, "aa_bonus": plan.aa_bonus}
-    await operator.send(_command(PlaceBet, player_id, round_id=round_id, **stakes))
-    return await watch.until(BetPlaced, BetRejected, within_s=plan.step_s)
-
-
-def _last_movement(end: Message) -> type[WalletEvent]:
-    """The wallet's last movement for a round that ended with ``end`` (DESIGN.md's money)."""
-    if isinstance(end, RoundVoided):
-        return StakesRefunded
-    assert isinstance(end, Settled)
-    if end.total_return > 0:
-        return PayoutCredited
-    return CallCaptured if end.decision == "call" else CallReleased
-
-
-def _answer(dealt: Dealt, decide: Decide, void: bool, tally: Tally) -> Any:
+async def _decide(played: Round, decide: Decide, void: bool, tally: Tally) -> None:
     """The player's Call or Fold for this deal, or the operator's VoidRound."""
+    try:
+        dealt = await played.dealt()
+    except Voided:
+        return  # voided before the deal (the watchdog's): outcome() reads the refund
     if void:
         tally.operator_voids += 1
-        return _command(VoidRound, dealt.player_id, round_id=dealt.round_id, reason="demo")
+        await played.void("demo")
+    elif _choice(dealt, decide) == "call":
+        await played.call()
+    else:
+        await played.fold()
+
+
+def _choice(dealt: Dealt, decide: Decide) -> str:
     hole = [Card.parse(text) for text in dealt.player_cards]
     flop = [Card.parse(text) for text in dealt.flop]
-    model = Call if decide(hole, flop) == "call" else Fold
-    return _command(model, dealt.player_id, round_id=dealt.round_id)
+    return decide(hole, flop)
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -7,13 +7,13 @@ import asyncio
 import logging
 import os
 import time
-import uuid
 from collections.abc import Iterable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError, for_code
-from pydantic import BaseModel, ConfigDict
+
+from holdem.client.topics import Topics  # defined in the SDK so it installs alone; re-exported
 
 log = logging.getLogger(__name__)
 
@@ -22,29 +22,7 @@ class TopicPartitionMismatchError(RuntimeError):
     """An existing topic has another partition count than asked: co-partitioning would break."""
 
 
-class Topics(BaseModel):
-    """Topic names; the defaults are the contract, a prefix isolates tests and tenants."""
-
-    model_config = ConfigDict(frozen=True)
-
-    commands: str = "holdem.commands"
-    rounds: str = "holdem.rounds"
-    wallet: str = "holdem.wallet"
-    vault: str = "holdem.dealer.vault"
-    rejected: str = "holdem.rejected"
-
-    def names(self) -> tuple[str, ...]:
-        """All topic names, in field order."""
-        return tuple(getattr(self, field) for field in type(self).model_fields)
-
-    def with_prefix(self, prefix: str) -> Topics:
-        """The same topics under `prefix.`, e.g. `t1.holdem.commands`."""
-        return Topics(**{field: f"{prefix}.{name}" for field, name in self.model_dump().items()})
-
-    @classmethod
-    def unique(cls, tag: str = "test") -> Topics:
-        """Default topics under a random prefix, so each test owns fresh, empty topics."""
-        return cls().with_prefix(f"{tag}-{uuid.uuid4().hex[:12]}")
+__all__ = ["TopicPartitionMismatchError", "Topics", "ensure_topics", "main"]
 
 
 async def _connected_admin(bootstrap: str, deadline: float) -> AIOKafkaAdminClient:

@@ -1,0 +1,242 @@
+"""The operator's connection to the game: send commands, route committed events to waiters.
+
+One ``Operator`` holds one idempotent producer and one ``read_committed`` consumer of the rounds
+and wallet topics (every decision of a service is one Kafka transaction: an aborted one's events
+never reach a waiter). Waiters register a ``Watch`` for ``round:<round_id>`` or
+``command:<command_id>`` *before* sending, so no answer can slip past them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from holdem.client.commands import partition_for
+from holdem.client.connection import KafkaConnection
+from holdem.client.topics import Topics, topics_from_env
+from holdem.core.contracts import (
+    Command,
+    ContractError,
+    Message,
+    RoundVoided,
+    Settled,
+    dump,
+    parse,
+)
+from holdem.core.contracts.wallet import WalletEvent
+
+TERMINAL: tuple[type[Message], ...] = (Settled, RoundVoided)
+# A read_committed fetch is not woken by a transaction's commit marker, so it waits the whole
+# fetch_max_wait_ms (default 500) whenever it arrives before the commit: keep it short.
+FETCH_WAIT_MS = 20
+
+
+class StalledError(TimeoutError):
+    """An expected event did not arrive within its bound."""
+
+
+@dataclass
+class Watch:
+    """The events of one round (or one command) as they arrive, for one waiter."""
+
+    key: str
+    queue: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
+    seen: list[Message] = field(default_factory=list)
+    _passed: list[Message] = field(default_factory=list)  # arrived, not yet asked for
+
+    async def until(self, *kinds: type[Message], within_s: float) -> Message:
+        """The next event of one of ``kinds``; a terminal event of the round always ends the
+        wait, since nothing follows it. Events of other kinds are kept for later waits (the
+        rounds and wallet topics are not ordered between them). StalledError after
+        ``within_s`` seconds."""
+        wanted = (*kinds, *TERMINAL)
+        for index, event in enumerate(self._passed):
+            if isinstance(event, wanted):
+                return self._passed.pop(index)
+        try:
+            async with asyncio.timeout(within_s):
+                while True:
+                    event = await self.queue.get()
+                    self.seen.append(event)
+                    if isinstance(event, wanted):
+                        return event
+                    self._passed.append(event)
+        except TimeoutError:
+            names = ", ".join(kind.__name__ for kind in kinds)
+            got = [type(e).__name__ for e in self.seen]
+            raise StalledError(f"{self.key}: no {names} in {within_s:.0f}s (saw {got})") from None
+
+
+class Operator:
+    """Sends commands keyed by player_id; routes committed round events by round_id and wallet
+    events by command_id to whoever watches them. Reads from the topics' ends at start.
+
+    ``connection`` defaults to ``KafkaConnection.from_env()`` (the ``HOLDEM_KAFKA_*`` variables),
+    ``topics`` to ``topics_from_env()``; ``partitions`` is read from the broker when not given.
+
+    >>> Operator(KafkaConnection("127.0.0.1:9092")).topics.commands
+    'holdem.commands'
+    """
+
+    def __init__(
+        self,
+        connection: KafkaConnection | None = None,
+        topics: Topics | None = None,
+        partitions: int | None = None,
+    ) -> None:
+        self.connection = connection or KafkaConnection.from_env()
+        self.topics = topics or topics_from_env()
+        self.partitions = partitions
+        self._roles = {self.topics.rounds: "rounds", self.topics.wallet: "wallet"}
+        # aiokafka clients bind to the running loop: they are made in start().
+        self._producer: AIOKafkaProducer | None = None
+        self._consumer: AIOKafkaConsumer | None = None
+        self._watches: dict[str, Watch] = {}
+        self._streams: list[asyncio.Queue[Message]] = []
+        self._router: asyncio.Task[None] | None = None
+        self.events_seen = 0
+
+    def _consumer_kwargs(self) -> dict[str, Any]:
+        return {
+            **self.connection.kwargs(),
+            "group_id": None,
+            "enable_auto_commit": False,
+            "isolation_level": "read_committed",
+            "fetch_max_wait_ms": FETCH_WAIT_MS,
+        }
+
+    async def start(self) -> None:
+        """Connect, find the partitions, and start routing; nothing left open if that fails."""
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
+        producer = self._producer = AIOKafkaProducer(
+            **self.connection.kwargs(), acks="all", enable_idempotence=True, linger_ms=0
+        )
+        consumer = self._consumer = AIOKafkaConsumer(**self._consumer_kwargs())
+        await producer.start()
+        await consumer.start()
+        if self.partitions is None:
+            self.partitions = len(await producer.partitions_for(self.topics.commands))
+        assignment = [TopicPartition(t, p) for t in self._roles for p in range(self.partitions)]
+        consumer.assign(assignment)
+        # Positions fixed before any command is sent, so no answer can slip past the reader.
+        for tp, offset in (await consumer.end_offsets(assignment)).items():
+            consumer.seek(tp, offset)
+        self._router = asyncio.create_task(self._route(), name="operator-router")
+
+    async def stop(self) -> None:
+        if self._router is not None:
+            self._router.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._router
+        if self._consumer is not None:
+            await self._consumer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def __aenter__(self) -> Operator:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    def watch(self, key: str) -> Watch:
+        """Start collecting the events for ``round:<id>`` or ``command:<id>``: before sending."""
+        watch = self._watches[key] = Watch(key)
+        return watch
+
+    def forget(self, key: str) -> None:
+        self._watches.pop(key, None)
+
+    async def send(self, command: Command) -> None:
+        """Publish one command on the commands topic keyed by its player_id (murmur2, see
+        ``holdem.client.commands``), acknowledged by all in-sync replicas."""
+        assert self._producer is not None, "start() the operator first"
+        await self._producer.send_and_wait(
+            self.topics.commands, value=dump(command), key=command.player_id.encode()
+        )
+
+    async def stream(self) -> AsyncIterator[Message]:
+        """Every committed round and wallet event from now on, in arrival order per partition,
+        until the caller stops iterating."""
+        queue: asyncio.Queue[Message] = asyncio.Queue()
+        self._streams.append(queue)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            self._streams.remove(queue)
+
+    async def balance(self, player_id: str, currency: str = "EUR") -> int | None:
+        """The player's available balance after their last committed wallet movement, None if
+        they have none. Reads the player's wallet partition from its start: fine for a table,
+        too slow for a lobby (the query topic of a later version answers that)."""
+        assert self.partitions is not None, "start() the operator first"
+        tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
+        reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
+        await reader.start()
+        try:
+            reader.assign([tp])
+            end = (await reader.end_offsets([tp]))[tp]
+            reader.seek(tp, (await reader.beginning_offsets([tp]))[tp])
+            found: int | None = None
+            while await reader.position(tp) < end:
+                for record in (await reader.getmany(tp, timeout_ms=200)).get(tp, []):
+                    event = _parse("wallet", record.value)
+                    mine = isinstance(event, WalletEvent) and event.player_id == player_id
+                    if mine and event.currency == currency:
+                        found = event.available
+            return found
+        finally:
+            await reader.stop()
+
+    async def _route(self) -> None:
+        assert self._consumer is not None
+        while True:
+            batches = await self._consumer.getmany(timeout_ms=200)
+            for tp, records in batches.items():
+                for record in records:
+                    event = _parse(self._roles[tp.topic], record.value)
+                    if event is not None:
+                        self._deliver(event)
+
+    def _deliver(self, event: Any) -> None:
+        self.events_seen += 1
+        for queue in self._streams:
+            queue.put_nowait(event)
+        for key in _keys_of(event):
+            watch = self._watches.get(key)
+            if watch is not None:
+                watch.queue.put_nowait(event)
+
+
+def _parse(role: str, raw: bytes | None) -> Any:
+    if raw is None:
+        return None
+    try:
+        return parse(role, raw)
+    except ContractError:
+        return None  # not for the operator to judge; the audit reads every record
+
+
+def _keys_of(event: Any) -> list[str]:
+    """Round events and a round's money movements go to the round's watcher; a deposit's or
+    withdrawal's answer to the command's."""
+    if event.round_id is not None:
+        return [f"round:{event.round_id}"]
+    command_id = getattr(event, "command_id", None)
+    return [f"command:{command_id}"] if command_id is not None else []

@@ -1,0 +1,225 @@
+"""One player's commands and their answers: deposit, bet, read the deal, call or fold, outcome.
+
+Each method sends one command and awaits the event that answers it; a refusal raises ``Refused``
+with the service's typed rejection (its ``reason`` is a stable code), a missing answer
+``StalledError`` after ``step_s`` seconds. Idempotency keys are generated unless given. A command
+sent again with the same ``command_id`` and body has no second effect and gets no second answer
+(the services stay silent). So after a ``StalledError`` a resend with the same id is safe, and
+what the command did is read from ``Operator.stream()`` or ``Operator.balance()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from holdem.client.commands import command, new_id
+from holdem.client.operator import Operator, StalledError, Watch
+from holdem.core.contracts import (
+    BetPlaced,
+    BetRejected,
+    Call,
+    CallCaptured,
+    Called,
+    CallReleased,
+    CommandRejected,
+    Dealt,
+    Deposit,
+    Fold,
+    Folded,
+    FundsDeposited,
+    FundsWithdrawn,
+    Message,
+    PayoutCredited,
+    PlaceBet,
+    RoundVoided,
+    Settled,
+    StakesRefunded,
+    VoidRound,
+    WalletRejected,
+    Withdraw,
+)
+from holdem.core.contracts.wallet import WalletEvent
+
+__all__ = ["Outcome", "Player", "Refused", "Round", "StalledError", "Voided", "last_movement"]
+
+
+class Refused(Exception):
+    """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
+
+    def __init__(self, event: BetRejected | CommandRejected | WalletRejected) -> None:
+        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
+        self.event = event
+        self.reason = event.reason
+
+
+class Voided(Exception):
+    """The round was voided before its deal; ``outcome()`` still gives the refund's balance."""
+
+    def __init__(self, event: RoundVoided) -> None:
+        super().__init__(f"round {event.round_id} voided: {event.reason}")
+        self.event = event
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a round ended: its result (``Settled``) or void, the cards revealed, the balance."""
+
+    round_id: str
+    end: Settled | RoundVoided
+    revealed: Called | Folded | None  # the dealer's cards, turn and river, deck and salt
+    balance: int  # available, minor units, after the round's last money movement
+
+    @property
+    def settled(self) -> Settled | None:
+        return self.end if isinstance(self.end, Settled) else None
+
+
+def last_movement(end: Message) -> type[WalletEvent]:
+    """The wallet's last movement for a round that ended with ``end``: once it is read, the
+    player's balance is final and their next round may start.
+
+    >>> last_movement(RoundVoided.model_construct()).__name__
+    'StakesRefunded'
+    """
+    if isinstance(end, RoundVoided):
+        return StakesRefunded
+    assert isinstance(end, Settled)
+    if end.total_return > 0:
+        return PayoutCredited
+    return CallCaptured if end.decision == "call" else CallReleased
+
+
+class Player:
+    """Commands for one player at the table, each awaiting its answer (``step_s`` bound).
+
+    >>> from holdem.client.connection import KafkaConnection
+    >>> alice = Player(Operator(KafkaConnection("127.0.0.1:9092")), "alice")
+    >>> alice.player_id, alice.currency
+    ('alice', 'EUR')
+    """
+
+    def __init__(
+        self, operator: Operator, player_id: str, currency: str = "EUR", step_s: float = 60.0
+    ) -> None:
+        self.operator = operator
+        self.player_id = player_id
+        self.currency = currency
+        self.step_s = step_s
+
+    async def deposit(self, amount: int, *, command_id: str | None = None) -> FundsDeposited:
+        """Credit ``amount`` minor units; the FundsDeposited carries the new balance."""
+        deposit = command(Deposit, self.player_id, command_id=command_id, **self._money(amount))
+        answer = await self._wallet(deposit, FundsDeposited)
+        assert isinstance(answer, FundsDeposited)
+        return answer
+
+    async def withdraw(self, amount: int, *, command_id: str | None = None) -> FundsWithdrawn:
+        """Debit ``amount`` minor units (``insufficient_funds`` if the balance is short)."""
+        withdraw = command(Withdraw, self.player_id, command_id=command_id, **self._money(amount))
+        answer = await self._wallet(withdraw, FundsWithdrawn)
+        assert isinstance(answer, FundsWithdrawn)
+        return answer
+
+    async def bet(
+        self,
+        ante: int,
+        aa_bonus: int = 0,
+        *,
+        round_id: str | None = None,
+        command_id: str | None = None,
+    ) -> Round:
+        """Start a round: the wallet takes ante + bonus and holds the call (2 × ante).
+        ``placed.ante`` may be lower than asked: auto-adjust to the table maximum."""
+        round_id = round_id or new_id()
+        stakes: dict[str, Any] = {"currency": self.currency, "ante": ante, "aa_bonus": aa_bonus}
+        place = command(
+            PlaceBet, self.player_id, command_id=command_id, round_id=round_id, **stakes
+        )
+        watch = self.operator.watch(f"round:{round_id}")
+        try:
+            await self.operator.send(place)
+            answer = await watch.until(BetPlaced, BetRejected, within_s=self.step_s)
+        except BaseException:
+            self.operator.forget(watch.key)
+            raise
+        if isinstance(answer, BetRejected):
+            self.operator.forget(watch.key)
+            raise Refused(answer)
+        return Round(self, round_id, answer, watch)  # type: ignore[arg-type]
+
+    def _money(self, amount: int) -> dict[str, Any]:
+        return {"currency": self.currency, "amount": amount}
+
+    async def _wallet(self, cmd: Deposit | Withdraw, kind: type[Message]) -> Message:
+        watch = self.operator.watch(f"command:{cmd.command_id}")
+        try:
+            await self.operator.send(cmd)
+            answer = await watch.until(kind, WalletRejected, within_s=self.step_s)
+        finally:
+            self.operator.forget(watch.key)
+        if isinstance(answer, WalletRejected):
+            raise Refused(answer)
+        return answer
+
+
+class Round:
+    """A round whose bet was placed: read the deal, decide, await the outcome; ``close()`` (or
+    ``outcome()``) stops following it."""
+
+    def __init__(self, player: Player, round_id: str, placed: BetPlaced, watch: Watch) -> None:
+        self.player = player
+        self.round_id = round_id
+        self.placed = placed
+        self.watch = watch
+        self._dealt: Dealt | None = None
+        self._end: RoundVoided | None = None  # a void read while waiting for the deal
+
+    async def dealt(self) -> Dealt:
+        """The player's two cards and the flop (never the dealer's)."""
+        if self._dealt is None:
+            answer = await self.watch.until(Dealt, within_s=self.player.step_s)
+            if isinstance(answer, RoundVoided):  # e.g. the watchdog's, before any deal
+                self._end = answer
+                raise Voided(answer)
+            assert isinstance(answer, Dealt)
+            self._dealt = answer
+        return self._dealt
+
+    async def call(self, *, command_id: str | None = None) -> None:
+        """Raise by 2 × ante (already held since the bet) and see the showdown."""
+        await self._send(Call, command_id)
+
+    async def fold(self, *, command_id: str | None = None) -> None:
+        """Give up the ante and the call; the AA Bonus still pays on its own."""
+        await self._send(Fold, command_id)
+
+    async def void(self, reason: str = "operator", *, command_id: str | None = None) -> None:
+        """The operator declares a malfunction: the round is voided, every stake refunded."""
+        await self._send(VoidRound, command_id, reason=reason)
+
+    async def outcome(self) -> Outcome:
+        """Wait for the round's end and its last money movement (the final balance)."""
+        step = self.player.step_s
+        try:
+            end = self._end or await self.watch.until(CommandRejected, within_s=step)
+            if isinstance(end, CommandRejected):
+                raise Refused(end)
+            assert isinstance(end, Settled | RoundVoided)
+            money = await self.watch.until(last_movement(end), within_s=step)
+            if not isinstance(money, WalletEvent):  # only a terminal event can come instead
+                raise StalledError(f"{self.watch.key}: no wallet movement after {end.type}")
+        finally:
+            self.close()
+        revealed = next((e for e in self.watch.seen if isinstance(e, Called | Folded)), None)
+        return Outcome(self.round_id, end, revealed, money.available)
+
+    def close(self) -> None:
+        self.player.operator.forget(self.watch.key)
+
+    async def _send(self, model: type[Any], command_id: str | None, **fields: Any) -> None:
+        player = self.player
+        cmd = command(
+            model, player.player_id, command_id=command_id, round_id=self.round_id, **fields
+        )
+        await player.operator.send(cmd)
