@@ -26,9 +26,9 @@ from support.prometheus import (
 )
 from support.promql_names import RULES
 
+from holdem.client import KafkaConnection, Operator
 from holdem.core.strategy import STRATEGIES
 from holdem.runtime.audit import audit_run
-from holdem.runtime.client import Operator
 from holdem.runtime.launcher import SERVICES, Launcher
 from holdem.runtime.load import Plan, Tally, fund, play
 from holdem.runtime.topics import Topics, ensure_topics
@@ -84,7 +84,7 @@ async def test_prometheus_scrapes_the_services_and_its_rules_give_the_run_rtp(
     rules = rules_every(INTERVAL, RULES, tmp_path / "holdem.rules.yml")
     launcher = Launcher(kafka_bootstrap, tmp_path / "logs", prefix, PARTITIONS, ports)
 
-    async with launcher, Operator(kafka_bootstrap, topics, PARTITIONS) as operator:
+    async with launcher, Operator(KafkaConnection(kafka_bootstrap), topics, PARTITIONS) as operator:
         before = await warm_up(operator, f"http://{targets['settlement']}/metrics")
         async with prometheus_server(tmp_path, targets, (rules,), INTERVAL) as prom:
             await eventually(lambda: all_up(prom), "every target up", WAIT_S)

@@ -15,8 +15,8 @@ import pytest
 from support.messages import command
 from support.stack import Stack
 
+from holdem.client.commands import partition_for_key as partition_for
 from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
-from holdem.runtime.processor import partition_for
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka

@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 from support.outbox import ListOutbox
 
+from holdem.client.commands import partition_for_key as partition_for
 from holdem.core.contracts import parse
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.processor import Processor, partition_for
+from holdem.runtime.processor import Processor
 from holdem.runtime.topics import Topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings

@@ -16,6 +16,7 @@ from support.messages import command
 from support.outbox import ListOutbox
 from support.toy import TOY
 
+from holdem.client.commands import partition_for_key as partition_for
 from holdem.core.contracts import (
     Call,
     Malfunction,
@@ -26,7 +27,7 @@ from holdem.core.contracts import (
 )
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError
-from holdem.runtime.processor import Processor, partition_for
+from holdem.runtime.processor import Processor
 from holdem.runtime.topics import Topics
 
 PARTITIONS = 3
@@ -91,14 +92,6 @@ async def test_a_record_on_another_partition_than_murmur2_gives_its_key_is_refus
     assert rejected.reason is RecordReason.WRONG_PARTITION
     assert (rejected.source_partition, rejected.source_offset) == ((right + 1) % 3, 9)
     assert rejected.player_id == "p1" and outbox.parsed("rounds") == []
-
-
-def test_partition_for_is_kafkas_murmur2_for_known_java_client_values() -> None:
-    # Utils.murmur2 of the Java client (Kafka's own test vectors), made positive and taken
-    # modulo the partition count, as the Java producer's default partitioner does.
-    java = {b"21": -973932308, b"foobar": -790332482, b"a-little-bit-long-string": -985981536}
-    for key, hashed in java.items():
-        assert partition_for(key, 1000) == (hashed & 0x7FFFFFFF) % 1000
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,13 @@ def command(
 
 def partition_for(player_id: str, partitions: int) -> int:
     """The partition of every topic that holds ``player_id``'s records (see the module doc)."""
+    return partition_for_key(player_id.encode(), partitions)
+
+
+def partition_for_key(key: bytes, partitions: int) -> int:
+    """Where Kafka's default partitioner puts a record with this key: what the services check
+    every record against (a record elsewhere is refused as ``wrong_partition``)."""
     if partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {partitions}")
-    hashed: int = murmur2(player_id.encode())
+    hashed: int = murmur2(key)
     return (hashed & 0x7FFFFFFF) % partitions

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import structlog
-from aiokafka.partitioner import murmur2
 
+from holdem.client.commands import partition_for_key
 from holdem.core.contracts import (
     COMMAND_TYPES,
     ContractError,
@@ -62,17 +62,6 @@ class Origin(NamedTuple):
     def cause_id(self) -> str:
         """An Id (the contracts' pattern, 64 characters at most) naming this record."""
         return str(uuid.uuid5(_RECORDS, self.seed))
-
-
-def partition_for(key: bytes, partitions: int) -> int:
-    """Kafka's default partitioner (the Java client's murmur2), which every producer of ours and
-    every operator must use: a player's commands, rounds and wallet share one partition number.
-
-    >>> partition_for(b"p1", 3), partition_for(b"player-42", 12)
-    (2, 9)
-    """
-    hashed: int = murmur2(key)
-    return (hashed & 0x7FFFFFFF) % partitions
 
 
 def utc_now() -> datetime:
@@ -180,7 +169,7 @@ class Processor(Generic[S]):
             shown = "no key" if key is None else f"key {key[:80]!r}"
             return RecordReason.KEY_MISMATCH, f"{shown} but player_id {message.player_id!r}"
         if self.partitions is not None:
-            expected = partition_for(key, self.partitions)
+            expected = partition_for_key(key, self.partitions)
             if partition != expected:
                 return (
                     RecordReason.WRONG_PARTITION,
