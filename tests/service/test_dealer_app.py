@@ -11,7 +11,7 @@ import pytest
 from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
-from support.dealer import GAME, call, void_round
+from support.dealer import GAME, VAULT_KEYS, call, void_round
 from support.deciders import NOW
 from support.memory import DeferredOutbox, defer_publishing
 
@@ -70,7 +70,7 @@ class Harness:
 @pytest.fixture
 async def dealer() -> AsyncIterator[Harness]:
     registry = CollectorRegistry()
-    settings = DealerSettings(topic_prefix="t1", metrics_port=0)
+    settings = DealerSettings(topic_prefix="t1", metrics_port=0, dealer_vault_keys=VAULT_KEYS)
     service = create_app(
         settings, in_memory=True, registry=registry, new_deck=lambda: (GAME.deck, GAME.salt)
     )

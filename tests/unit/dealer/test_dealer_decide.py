@@ -8,11 +8,13 @@ import pytest
 from support.dealer import (
     DEALER,
     GAME,
+    VAULT,
     call,
     dealer_at,
     fold,
     sealed,
     settled,
+    unseal,
     void_round,
     voided_by_settlement,
 )
@@ -62,7 +64,7 @@ def test_a_placed_bet_seals_the_deck_in_the_vault_and_deals_the_player_cards_and
     vault, dealt = events
     assert isinstance(vault, DeckSealed) and isinstance(dealt, Dealt)
     assert (vault.TOPIC, dealt.TOPIC) == ("vault", "rounds")
-    assert vault.deck == tuple(map(str, GAME.deck)) and vault.salt == GAME.salt.hex()
+    assert unseal(vault) == tuple(map(str, GAME.deck)) and VAULT.open(vault).salt == GAME.salt
     assert vault.commitment == dealt.commitment == GAME.commitment
     assert dealt.player_cards == ("As", "Ad") and dealt.flop == ("Ah", "Ks", "9d")
     assert (dealt.ante, dealt.aa_bonus, dealt.currency) == (10, 5, "EUR")
