@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from holdem.core.contracts import Deposit, Mode, PlaceBet, RoundVoided, Settled, Withdraw
 from holdem.core.limits import TableLimits
+from holdem.core.verify import expected_settled
 from holdem.wallet.decide import Table, bind
 from holdem.wallet.state import State, evolve, initial_state
 from support.deciders import NOW, Decider
@@ -85,6 +86,32 @@ def settled(
         "bonus_category": "pair",
         "bonus_class": "none",
     }
+    return Settled(**{**fields, **kw})
+
+
+def verified_settled(
+    round_id: str = "r1",
+    player_id: str = "p1",
+    ante: int = 1_000,
+    aa_bonus: int = 500,
+    decision: Literal["call", "fold"] = "call",
+    **kw: Any,
+) -> Settled:
+    """Settlement's true result of ``round_events(round_id, player_id)`` for these bets (the
+    deck's call wins 8 × ante: 2 ante + 2 call + 4 × bonus 500 with ante 1 000)."""
+    game = round_events(round_id, player_id)
+    expected = expected_settled(
+        deck=[str(card) for card in game.deck],
+        salt=game.salt.hex(),
+        commitment=game.commitment,
+        currency="EUR",
+        mode=kw.pop("mode", Mode.REAL),
+        ante=ante,
+        aa_bonus=aa_bonus,
+        decision=decision,
+    )
+    envelope = {"event_id": f"{player_id}.{round_id}.settled", "occurred_at": NOW}
+    fields = {**envelope, **expected, "player_id": player_id, "round_id": round_id}
     return Settled(**{**fields, **kw})
 
 

@@ -8,8 +8,10 @@ from pydantic import Field
 
 from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
 
-# Malfunction.reason prefix of the wallet's refusal to pay a Settled it cannot verify (ADR 008).
+# Malfunction.reason prefixes of the wallet's refusals of a Settled (ADR 008): one that is not
+# the rules' result of the round, and one for a round with no open stake (paid, refunded, none).
 SETTLEMENT_MISMATCH = "settlement_mismatch"
+SETTLEMENT_DUPLICATE = "settlement_duplicate"
 
 
 class RoundEvent(Message):
@@ -113,7 +115,8 @@ class Malfunction(RoundEvent):
     def refuses_settled(self) -> bool:
         """The wallet's refusal of a Settled it could not verify (``causation_id`` names it): a
         statement about one record, not a fault of the round (see ADR 008)."""
-        return self.source == "wallet" and self.reason.startswith(SETTLEMENT_MISMATCH)
+        kinds = (SETTLEMENT_MISMATCH, SETTLEMENT_DUPLICATE)
+        return self.source == "wallet" and self.reason.startswith(kinds)
 
 
 class RoundVoided(RoundEvent):
