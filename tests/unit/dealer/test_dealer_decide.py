@@ -265,3 +265,21 @@ def test_a_call_on_a_round_whose_deck_is_missing_voids_it_instead_of_inventing_c
 
     assert types_of(events) == ["round.malfunction", "round.voided"]
     assert isinstance(events[0], Malfunction) and events[0].source == "dealer"
+
+
+# --- forged settlements (the wallet refuses them; the dealer must not act on them either) ---
+
+
+def test_a_settled_for_an_undecided_round_does_not_close_it() -> None:
+    state = DEALER.given([*DEALT_HISTORY, settled()])
+    events = DEALER.run([*DEALT_HISTORY, settled()], call())
+
+    assert state.get("r1").phase is Phase.DEALT  # type: ignore[union-attr]
+    assert types_of(events) == ["round.called"]
+
+
+def test_the_wallets_refusal_of_a_settled_voids_nothing() -> None:
+    refusal = GAME.malfunction(source="wallet", reason="settlement_mismatch: differs")
+
+    assert DEALER.run(DEALT_HISTORY, refusal) == []
+    assert types_of(DEALER.run([*DEALT_HISTORY, refusal], call())) == ["round.called"]

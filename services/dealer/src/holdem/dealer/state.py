@@ -168,7 +168,15 @@ def _closed(phase: Phase) -> Callable[[Round, Any], Round]:
     return apply
 
 
+def _settled(r: Round, e: Settled) -> Round:
+    # Settlement settles decided rounds only: a Settled for an undecided round is a forgery
+    # and must not close it under the player (the wallet refuses to pay it).
+    return _closed(Phase.SETTLED)(r, e) if r.phase in DECIDED else r
+
+
 def _malfunction(r: Round, e: Malfunction) -> Round:
+    if e.refuses_settled():  # the wallet refusing a record, not a fault of the round
+        return r
     r = r.answer(e.player_id, e.command_id)
     if r.malfunction_id is not None:
         return r
@@ -185,7 +193,7 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
     Dealt: _dealt,
     Called: _decided,
     Folded: _decided,
-    Settled: _closed(Phase.SETTLED),
+    Settled: _settled,
     RoundVoided: _closed(Phase.VOIDED),
     Malfunction: _malfunction,
     CommandRejected: _rejected,
