@@ -171,6 +171,25 @@ def test_a_round_settled_twice_is_reported() -> None:
     one_of(violations(run.records), "p1/r1", "ended 2 times")
 
 
+def test_a_forged_settled_the_wallet_refused_ended_nothing() -> None:
+    run = sound_run()
+    forged = settled(WIN, **{**WIN_OUTCOME, "total_return": 999_999_999})
+    forged = forged.model_copy(update={"event_id": "forged"})
+    run.add("rounds", forged)
+    refusal = WIN.malfunction("w1", source="wallet", reason="settlement_mismatch: differs")
+    run.add("rounds", refusal.model_copy(update={"causation_id": "forged"}))
+
+    assert violations(run.records) == []
+    unrefused = [
+        r
+        for r in run.records
+        if r.message is None
+        or r.message.type != "round.malfunction"
+        or r.message.source != "wallet"
+    ]
+    one_of(violations(unrefused), "p1/r1", "ended 2 times")
+
+
 def test_a_round_both_settled_and_voided_is_reported() -> None:
     run = sound_run()
     run.add("rounds", voided(WIN))

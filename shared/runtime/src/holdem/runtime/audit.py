@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -17,12 +17,13 @@ from holdem.core.contracts import (
     Dealt,
     DeckSealed,
     Folded,
+    Malfunction,
     RoundVoided,
     Settled,
     parse,
 )
 from holdem.core.deck import DeckError, deal, verify_commitment
-from holdem.core.rules import settle
+from holdem.core.verify import VerificationError, differences, expected_settled
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
 from holdem.runtime.topics import Topics
@@ -101,10 +102,12 @@ class RoundLog:
     decisions: list[tuple[Record, Called | Folded]] = field(default_factory=list)
     ends: list[Settled | RoundVoided] = field(default_factory=list)
     sealed: list[DeckSealed] = field(default_factory=list)
+    refused: list[Settled] = field(default_factory=list)  # the wallet refused to pay them
 
 
 def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
     logs: dict[RoundKey, RoundLog] = defaultdict(RoundLog)
+    refusals: dict[RoundKey, set[str | None]] = defaultdict(set)
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         m = record.message
         if record.role not in ("rounds", "vault") or m is None:
@@ -120,6 +123,13 @@ def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
             log.ends.append(m)
         elif isinstance(m, DeckSealed):
             log.sealed.append(m)
+        elif isinstance(m, Malfunction) and m.refuses_settled():
+            refusals[(m.player_id, m.round_id)].add(m.causation_id)
+    # A Settled the wallet refused (ADR 008) ended nothing: it is an attempt, paid nothing.
+    for key, refused in refusals.items():
+        log = logs[key]
+        log.refused = [e for e in log.ends if isinstance(e, Settled) and e.event_id in refused]
+        log.ends = [e for e in log.ends if e not in log.refused]
     return dict(logs)
 
 
@@ -202,25 +212,21 @@ def _settled_violations(log: RoundLog, settled: Settled) -> Iterator[str]:
         yield "Settled without a bet, a deal and a decision"
         return
     bet, dealt, (_, decision) = log.bets[0], log.dealt[0], log.decisions[0]
-    decided: Literal["call", "fold"] = "call" if isinstance(decision, Called) else "fold"
-    board = [*dealt.flop, decision.turn, decision.river]
-    expected = settle(
-        [Card.parse(c) for c in dealt.player_cards],
-        [Card.parse(c) for c in decision.dealer_cards],
-        [Card.parse(c) for c in board],
-        bet.ante,
-        bet.aa_bonus,
-        decided,
-    ).to_wire()
-    expected |= {
-        "decision": decided,
-        "ante": bet.ante,
-        "aa_bonus": bet.aa_bonus,
-        "call": 2 * bet.ante if decided == "call" else 0,
-        "currency": bet.currency,
-        "mode": bet.mode,
-    }
-    wrong = {k: (getattr(settled, k), v) for k, v in expected.items() if getattr(settled, k) != v}
+    try:
+        expected = expected_settled(
+            deck=decision.deck,
+            salt=decision.salt,
+            commitment=dealt.commitment,
+            currency=bet.currency,
+            mode=bet.mode,
+            ante=bet.ante,
+            aa_bonus=bet.aa_bonus,
+            decision="call" if isinstance(decision, Called) else "fold",
+        )
+    except VerificationError as error:
+        yield f"Settled a round the rules cannot settle: {error}"
+        return
+    wrong = differences(settled, expected)
     if wrong:
         yield f"Settled differs from the rules' settlement (got, expected): {wrong}"
 
