@@ -130,3 +130,54 @@ async def test_an_unreadable_rounds_record_is_skipped_without_blocking_the_next(
 
     assert types_of(settlement.published()) == ["round.settled"]
     assert settlement.metric("holdem_rejected_total", service="settlement", reason="malformed") == 0
+
+
+async def test_a_forged_settled_neither_ends_the_round_nor_pages_as_a_late_malfunction(
+    settlement: Harness,
+) -> None:
+    forged = Settled(
+        **ROUND.envelope("forged", 2),
+        currency="EUR",
+        decision="call",
+        result="win",
+        dealer_qualifies=False,
+        ante=10,
+        aa_bonus=5,
+        call=20,
+        ante_return=999_999_999,
+        call_return=0,
+        bonus_return=0,
+        total_return=999_999_999,
+        player_category="royal_flush",
+        dealer_category="high_card",
+        bonus_category="royal_flush",
+        bonus_class="none",
+    )
+    refusal = ROUND.malfunction(
+        "refusal",
+        source="wallet",
+        reason="settlement_mismatch: differs",
+        causation_id=forged.event_id,
+    )
+    await settlement.feed(ROUND.bet_placed(), ROUND.dealt(), forged, refusal, ROUND.called())
+
+    [settled] = settlement.published()
+    assert isinstance(settled, Settled) and settled.total_return == 80
+    await settlement.feed(forged, refusal)  # again, after the genuine result
+    assert settlement.published() == [settled]
+    assert settlement.metric("holdem_malfunction_after_settlement_total") == 0
+
+
+async def test_its_own_settled_refused_by_the_wallet_is_voided(settlement: Harness) -> None:
+    await settlement.feed(*ROUND.played())
+    [settled] = settlement.published()
+    refusal = ROUND.malfunction(
+        "refusal",
+        source="wallet",
+        reason="settlement_mismatch: differs",
+        causation_id=settled.event_id,
+    )
+    await settlement.feed(refusal, refusal)
+
+    assert types_of(settlement.published()) == ["round.settled", "round.voided"]
+    assert settlement.service.processor.state.round("p1", "r1").status == "voided"
