@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import pytest
 from support.messages import command
 from support.rounds import RoundEvents
 from support.stack import Stack
+from support.wallet import forged_settled
 
-from holdem.core.contracts import Call, Deposit, PlaceBet, Settled
+from holdem.core.contracts import Call, Deposit, PlaceBet
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
@@ -28,32 +28,6 @@ async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
         yield shared
     finally:
         await shared.close()
-
-
-def forged_settled(player: str, round_id: str, name: str) -> Settled:
-    """What an attacker with write access to holdem.rounds would publish."""
-    return Settled(
-        event_id=f"forged-{name}-{round_id}",
-        player_id=player,
-        round_id=round_id,
-        occurred_at=datetime.now(UTC),
-        currency="EUR",
-        decision="call",
-        result="win",
-        dealer_qualifies=True,
-        ante=10,
-        aa_bonus=0,
-        call=20,
-        ante_return=999_999_999,
-        call_return=0,
-        bonus_return=0,
-        total_return=999_999_999,
-        player_category="royal_flush",
-        dealer_category="high_card",
-        bonus_category="royal_flush",
-        bonus_class="none",
-        pay_table="standard-1",
-    )
 
 
 async def refusal_of(stack: Stack, player: str, settled_id: str) -> str:
@@ -80,14 +54,14 @@ async def test_a_forged_settlement_moves_no_money_and_the_audit_stays_clean(stac
     await stack.send(command(PlaceBet, player, round_id=round_id, currency="EUR", ante=10))
     await stack.event(player, "round.dealt", round_id)
 
-    before = forged_settled(player, round_id, "before")
+    before = forged_settled(player, round_id, f"forged-before-{round_id}")
     await stack.send(before)  # undecided round: nothing revealed to check it against
     assert (await refusal_of(stack, player, before.event_id)).startswith("settlement_mismatch")
     assert stack.balances(player)[(player, "EUR", "real")] == (FUNDS - 30, 20)
 
     await stack.send(command(Call, player, round_id=round_id))
     payout = await stack.event(player, "wallet.payout_credited", round_id)
-    after = forged_settled(player, round_id, "after")
+    after = forged_settled(player, round_id, f"forged-after-{round_id}")
     await stack.send(after)  # the round is paid: a second Settled is refused too
     assert (await refusal_of(stack, player, after.event_id)).startswith("settlement_duplicate")
 

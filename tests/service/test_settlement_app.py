@@ -12,6 +12,7 @@ from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
 from support.deciders import types_of
 from support.rounds import RoundEvents
+from support.wallet import forged_settled
 
 from holdem.core.contracts import ContractError, Message, RoundVoided, Settled, dump, parse
 from holdem.runtime.app import ServiceApp
@@ -135,24 +136,7 @@ async def test_an_unreadable_rounds_record_is_skipped_without_blocking_the_next(
 async def test_a_forged_settled_neither_ends_the_round_nor_pages_as_a_late_malfunction(
     settlement: Harness,
 ) -> None:
-    forged = Settled(
-        **ROUND.envelope("forged", 2),
-        currency="EUR",
-        decision="call",
-        result="win",
-        dealer_qualifies=False,
-        ante=10,
-        aa_bonus=5,
-        call=20,
-        ante_return=999_999_999,
-        call_return=0,
-        bonus_return=0,
-        total_return=999_999_999,
-        player_category="royal_flush",
-        dealer_category="high_card",
-        bonus_category="royal_flush",
-        bonus_class="none",
-    )
+    forged = forged_settled("p1", "r1", "p1.r1.forged", aa_bonus=5)
     refusal = ROUND.malfunction(
         "refusal",
         source="wallet",

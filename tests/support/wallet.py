@@ -115,6 +115,36 @@ def verified_settled(
     return Settled(**{**fields, **kw})
 
 
+def forged_settled(
+    player_id: str, round_id: str, event_id: str, ante: int = 10, **kw: Any
+) -> Settled:
+    """What an attacker with write access to holdem.rounds publishes: a royal flush paying
+    999 999 999 on a called round of ``ante``."""
+    fields: dict[str, Any] = {
+        "event_id": event_id,
+        "player_id": player_id,
+        "round_id": round_id,
+        "occurred_at": NOW,
+        "currency": "EUR",
+        "decision": "call",
+        "result": "win",
+        "dealer_qualifies": True,
+        "ante": ante,
+        "aa_bonus": 0,
+        "call": 2 * ante,
+        "ante_return": 999_999_999,
+        "call_return": 0,
+        "bonus_return": 0,
+        "total_return": 999_999_999,
+        "player_category": "royal_flush",
+        "dealer_category": "high_card",
+        "bonus_category": "royal_flush",
+        "bonus_class": "none",
+        "pay_table": "standard-1",
+    }
+    return Settled(**{**fields, **kw})
+
+
 def voided(round_id: str = "r1", player_id: str = "p1", **kw: Any) -> RoundVoided:
     fields: dict[str, Any] = {
         "event_id": f"{player_id}.{round_id}.voided",

@@ -18,7 +18,7 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.rounds import SETTLEMENT_MISMATCH
 from holdem.core.rules import STANDARD
-from holdem.core.verify import VerificationError, differences, expected_settled
+from holdem.core.verify import VerificationError, differences, result_of
 
 HISTORY_LIMIT: Final = 50  # rounds kept per player: the client's "recent rounds" screen
 
@@ -169,16 +169,7 @@ def is_the_result(round_: RoundState, settled: Settled) -> bool:
     if bet is None or dealt is None or decision is None:
         return False
     try:
-        expected = expected_settled(
-            deck=decision.deck,
-            salt=decision.salt,
-            commitment=dealt.commitment,
-            currency=bet.currency,
-            mode=bet.mode,
-            ante=bet.ante,
-            aa_bonus=bet.aa_bonus,
-            decision=_decision_name(decision) or "fold",
-        )
+        expected = result_of(bet, dealt.commitment, decision)
     except VerificationError:
         return False
     return not differences(settled, expected)

@@ -19,7 +19,7 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.rounds import SETTLEMENT_DUPLICATE, SETTLEMENT_MISMATCH
 from holdem.core.decider import Context
-from holdem.core.verify import VerificationError, differences, expected_settled
+from holdem.core.verify import VerificationError, differences, result_of
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.state import Evidence, Stake, State
 
@@ -90,16 +90,7 @@ def settlement_problem(stake: Stake, evidence: Evidence, event: Settled) -> str 
     if evidence.commitment is None or reveal is None:
         return "no revealed deck that verifies against the Dealt commitment"
     try:
-        expected = expected_settled(
-            deck=reveal.deck,
-            salt=reveal.salt,
-            commitment=evidence.commitment,
-            currency=stake.currency,
-            mode=stake.mode,
-            ante=stake.ante,
-            aa_bonus=stake.aa_bonus,
-            decision="call" if isinstance(reveal, Called) else "fold",
-        )
+        expected = result_of(stake, evidence.commitment, reveal)
     except VerificationError as error:
         return str(error)
     wrong = differences(event, expected)

@@ -4,10 +4,10 @@ commitment in Dealt, and the bets, decision and pay table, through ``settle``.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 from holdem.core.cards import Card, CardError
-from holdem.core.contracts import Mode, Settled
+from holdem.core.contracts import Called, Folded, Mode, Settled
 from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.errors import RoundError
 from holdem.core.rules import STANDARD, PayTable, settle
@@ -56,6 +56,33 @@ def expected_settled(
         "call": tables.call_multiple * ante if decision == "call" else 0,
         "pay_table": tables.version,
     }
+
+
+class Bets(Protocol):
+    """The stakes of a round, as BetPlaced, or the wallet's record of them, carries them."""
+
+    @property
+    def currency(self) -> str: ...
+    @property
+    def mode(self) -> Mode: ...
+    @property
+    def ante(self) -> int: ...
+    @property
+    def aa_bonus(self) -> int: ...
+
+
+def result_of(bets: Bets, commitment: str, reveal: Called | Folded) -> dict[str, object]:
+    """``expected_settled`` of a round from its bets, Dealt commitment and decision event."""
+    return expected_settled(
+        deck=reveal.deck,
+        salt=reveal.salt,
+        commitment=commitment,
+        currency=bets.currency,
+        mode=bets.mode,
+        ante=bets.ante,
+        aa_bonus=bets.aa_bonus,
+        decision="call" if isinstance(reveal, Called) else "fold",
+    )
 
 
 def differences(

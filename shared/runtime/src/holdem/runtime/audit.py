@@ -23,7 +23,7 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.deck import DeckError, deal, verify_commitment
-from holdem.core.verify import VerificationError, differences, expected_settled
+from holdem.core.verify import VerificationError, differences, result_of
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
 from holdem.runtime.topics import Topics
@@ -213,16 +213,7 @@ def _settled_violations(log: RoundLog, settled: Settled) -> Iterator[str]:
         return
     bet, dealt, (_, decision) = log.bets[0], log.dealt[0], log.decisions[0]
     try:
-        expected = expected_settled(
-            deck=decision.deck,
-            salt=decision.salt,
-            commitment=dealt.commitment,
-            currency=bet.currency,
-            mode=bet.mode,
-            ante=bet.ante,
-            aa_bonus=bet.aa_bonus,
-            decision="call" if isinstance(decision, Called) else "fold",
-        )
+        expected = result_of(bet, dealt.commitment, decision)
     except VerificationError as error:
         yield f"Settled a round the rules cannot settle: {error}"
         return
