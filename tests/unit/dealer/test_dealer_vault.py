@@ -99,10 +99,12 @@ def test_a_plaintext_v1_record_is_refused_by_the_contract() -> None:
 
 
 def test_replaying_a_record_the_ring_cannot_open_is_fatal() -> None:
-    fold = checked_evolve(Vault({"other": key(9)}, "other"))
+    stopped: list[VaultError] = []
+    fold = checked_evolve(Vault({"other": key(9)}, "other"), on_fatal=stopped.append)
 
     with pytest.raises(VaultError):
         fold(initial_state(), sealed())
+    assert len(stopped) == 1  # main() stops the app on it and exits non-zero
     assert checked_evolve(VAULT)(initial_state(), sealed()).get("r1") is not None
 
 

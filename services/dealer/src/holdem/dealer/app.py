@@ -31,9 +31,16 @@ def csprng_deck() -> tuple[Sequence[int], bytes]:
     return shuffle(), new_salt()
 
 
-def checked_evolve(vault: Vault) -> Callable[[DealerState, Any], DealerState]:
+Fatal = Callable[[VaultError], None]
+
+
+def checked_evolve(
+    vault: Vault, on_fatal: Fatal | None = None
+) -> Callable[[DealerState, Any], DealerState]:
     """``evolve``, but a vault record that does not open is fatal: replaying it, the dealer
-    could not rebuild the decks it committed to, so it must stop, not deal on without them."""
+    could not rebuild the decks it committed to, so it must stop, not deal on without them.
+    ``on_fatal`` stops the process: the consumer's rebalance callback, where replays run,
+    only logs what it raises."""
 
     def fold(state: DealerState, event: Any) -> DealerState:
         if isinstance(event, DeckSealed):
@@ -46,6 +53,8 @@ def checked_evolve(vault: Vault) -> Callable[[DealerState, Any], DealerState]:
                     key_id=event.key_id,
                     round_id=event.round_id,
                 )
+                if on_fatal is not None:
+                    on_fatal(error)
                 raise
         return evolve(state, event)
 
@@ -57,6 +66,7 @@ def dealer_spec(
     vault: Vault,
     tick_interval_s: float = 1.0,
     new_deck: DeckSource = csprng_deck,
+    on_fatal: Fatal | None = None,
 ) -> Spec[DealerState]:
     """The dealer as the runtime sees it: reads commands and rounds, folds rounds and its vault."""
     decide_at_table = bind(table, new_deck, vault)
@@ -67,7 +77,7 @@ def dealer_spec(
     return Spec[DealerState](
         name=NAME,
         initial_state=initial_state,
-        evolve=checked_evolve(vault),
+        evolve=checked_evolve(vault, on_fatal),
         decide=decide_at_table,
         inputs=("commands", "rounds"),
         state_roles=("rounds", "vault"),
@@ -86,10 +96,12 @@ def create_app(
     in_memory: bool = False,
     registry: CollectorRegistry | None = None,
     new_deck: DeckSource = csprng_deck,
+    on_fatal: Fatal | None = None,
 ) -> ServiceApp:
     """The dealer's faststream app; ``in_memory=True`` for TestKafkaBroker, ``new_deck`` for
     tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
-    spec = dealer_spec(settings.table, settings.vault(), settings.watchdog_interval_s, new_deck)
+    vault = settings.vault()
+    spec = dealer_spec(settings.table, vault, settings.watchdog_interval_s, new_deck, on_fatal)
     return build_app(spec, settings, in_memory=in_memory, registry=registry)
 
 
@@ -97,11 +109,19 @@ def main() -> None:
     """``holdem-dealer``: run the service until SIGINT/SIGTERM, serving /metrics."""
     settings = DealerSettings()
     configure_logging(NAME, settings.log_level)
+    fatal: list[VaultError] = []
+
+    def stop(error: VaultError) -> None:
+        fatal.append(error)
+        service.app.exit()
+
     try:
-        service = create_app(settings)
+        service = create_app(settings, on_fatal=stop)
     except VaultKeyError as error:  # no key, no deal: refuse to start rather than deal in clear
         log.critical("cannot start", error=str(error))
         raise SystemExit(f"holdem-dealer: {error}") from None
     if settings.timeout_policy is TimeoutPolicy.OPTIMAL:
         optimal_table()  # load (or build, about a minute) before the first tick needs it
     run(service)
+    if fatal:
+        raise SystemExit(f"holdem-dealer: {fatal[0]}")
