@@ -26,6 +26,7 @@ from holdem.core.contracts import (
     FundsWithdrawn,
     Message,
     Mode,
+    PayoutCredited,
 )
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.wallet.state import State
@@ -158,3 +159,18 @@ def test_every_movement_states_the_balances_after_it_and_uses_its_key_once(
         if isinstance(event, WalletEvent):
             account = state.account((event.player_id, event.currency, event.mode))
             assert (account.available, account.held) == (event.available, event.held)
+
+
+@settings(max_examples=300, deadline=None)
+@given(HISTORIES)
+def test_every_payout_is_the_rules_result_of_its_round(steps: list[Any]) -> None:
+    state, log = run(steps)
+
+    for event in log:
+        if not isinstance(event, PayoutCredited):
+            continue
+        stake = state.rounds[event.round_id or ""]
+        decision = "call" if stake.call == "captured" else "fold"
+        bets = {"ante": stake.ante, "aa_bonus": stake.aa_bonus, "mode": stake.mode}
+        due = verified_settled(event.round_id or "", event.player_id, decision=decision, **bets)
+        assert event.amount == due.total_return, (event, stake)
