@@ -223,3 +223,12 @@ def test_the_ledger_folds_each_idempotency_key_once() -> None:
 
     assert refolded.house[HOUSE] == 3_500
     assert balances(refolded) == (6_500, 0)
+
+
+def test_a_round_whose_settlement_was_refused_is_refunded_by_its_void() -> None:
+    wrong = WIN.model_copy(update={"bonus_return": 0, "total_return": 4_000})
+    state, refused = WALLET.when(after(bet_placed(), ROUND.called()), wrong)
+    state, events = WALLET.when(state, voided(malfunction_id=refusal(refused).event_id))
+
+    assert types_of(events) == ["wallet.stakes_refunded"] and events[0].amount == 3_500
+    assert balances(state) == (10_000, 0) and state.house[HOUSE] == 0
