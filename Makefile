@@ -17,7 +17,9 @@ prometheus:  ## promtool and the prometheus server from Debian's package into de
 	@deploy/prometheus/provision.sh >/dev/null
 
 run: install  ## start Kafka and the three services, play a demo load, print a summary
-	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+	@# The dealer seals decks under HOLDEM_DEALER_VAULT_KEYS: this run's own key unless one is set.
+	HOLDEM_DEALER_VAULT_KEYS="$${HOLDEM_DEALER_VAULT_KEYS:-demo:$$(head -c32 /dev/urandom | base64)}" \
+	  $(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest

@@ -31,6 +31,7 @@ from holdem.core.deck import deal, seal
 from holdem.core.rules import settle
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
+from holdem.dealer.vault import Vault
 from holdem.runtime.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
@@ -45,6 +46,7 @@ PARTITIONS = 3
 PLAYERS = 100
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 ANTE, BONUS = 500, 250
+VAULT = Vault({"bench": bytes(32)}, "bench")  # a throwaway key: the bench's own vault
 
 
 def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
@@ -68,9 +70,7 @@ def round_events(player: str, round_id: str) -> list[Message]:
     return [
         DeckSealed(
             **_env(player, round_id, "sealed"),
-            deck=tuple(text),
-            salt=sealed.salt.hex(),
-            commitment=sealed.commitment,
+            **VAULT.seal(round_id, player, sealed.deck, sealed.salt),
         ),
         BetPlaced(**_env(player, round_id, "bet"), command_id=f"{round_id}.c", **hold, **money),
         Dealt(**_env(player, round_id, "dealt"), commitment=sealed.commitment, **shown, **money),
@@ -175,7 +175,7 @@ async def measure(bootstrap: str, rounds: int) -> None:
     print(f"filled {total:,} events ({rounds:,} rounds) in {time.perf_counter() - started:.1f}s")
     wallet = processor(wallet_spec(WalletSettings().table), topics)
     settlement = processor(settlement_spec(SettlementSettings()), topics)
-    dealer = processor(dealer_spec(DealerSettings().table), topics)
+    dealer = processor(dealer_spec(DealerSettings().table, VAULT), topics)
     runs = [
         (
             "read only (baseline)",

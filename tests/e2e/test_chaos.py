@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from support.dealer import VAULT_KEYS
 
 from holdem.client import KafkaConnection, Operator
 from holdem.runtime.audit import audit_run
@@ -78,7 +79,8 @@ async def test_services_killed_at_random_moments_lose_and_double_nothing(
     await ensure_topics(kafka_bootstrap, topics, partitions=PARTITIONS, wait=60)
     started = time.monotonic()
 
-    async with Launcher(kafka_bootstrap, tmp_path, prefix, PARTITIONS) as launcher:
+    vault = {"HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS}  # one key across the dealer's restarts
+    async with Launcher(kafka_bootstrap, tmp_path, prefix, PARTITIONS, extra_env=vault) as launcher:
         tally = await load_under_chaos(launcher, kafka_bootstrap, topics)
         report = await audit_run(kafka_bootstrap, topics)
 

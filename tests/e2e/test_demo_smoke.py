@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from support.dealer import VAULT_KEYS
 
 pytestmark = pytest.mark.kafka
 
@@ -32,6 +33,7 @@ def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
         **os.environ,
         "HOLDEM_KAFKA_BOOTSTRAP": kafka_bootstrap,
         "HOLDEM_TOPIC_PREFIX": f"smoke-{uuid.uuid4().hex[:12]}",
+        "HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS,  # the dealer does not deal without one
     }
     command = [sys.executable, "-m", "holdem.runtime.demo", "--rounds", str(ROUNDS)]
     command += ["--players", "4", "--no-metrics", "--no-exact", "--log-dir", str(tmp_path)]

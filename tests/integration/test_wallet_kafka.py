@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 from support.kafka_io import produce, read_all, wait_for
-from support.wallet import balances, deposit, place_bet, round_events, settled
+from support.wallet import balances, deposit, place_bet, round_events, verified_settled
 
 from holdem.core.contracts import Message, dump, parse
 from holdem.runtime.app import running
@@ -48,19 +48,20 @@ async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settleme
         for topic, message, ledger_size in (
             (topics.commands, deposit(10_000), 1),
             (topics.commands, place_bet("r1", ante=1_000, aa_bonus=500), 3),
+            (topics.rounds, round_events("r1").dealt(), 3),
             (topics.rounds, round_events("r1").called(), 4),
-            (topics.rounds, settled(7_000), 5),
+            (topics.rounds, verified_settled(), 5),
         ):
             await send(topic, message)
             await wait_for(has(ledger_size), timeout=60.0)
 
     restarted = create_app(settings)
     async with running(restarted):
-        await send(topics.rounds, settled(7_000))  # a redelivered settlement
+        await send(topics.rounds, verified_settled())  # a redelivered settlement
         await send(topics.commands, deposit(1))
         await wait_for(has(6), timeout=60.0)
         await asyncio.sleep(1.0)  # give a wrong second payout time to show up
-        assert balances(restarted.processor.state) == (13_501, 0)
+        assert balances(restarted.processor.state) == (14_501, 0)
 
     final: list[str] = []
 

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
+from support.dealer import VAULT
 from support.outbox import ListOutbox
 
 from holdem.client.commands import partition_for_key as partition_for
@@ -48,7 +49,7 @@ FIELDS = ["type", "version", "event_id", "command_id", "player_id", "round_id", 
 
 def services() -> dict[str, tuple[Processor[Any], ListOutbox]]:
     specs = {
-        "dealer": dealer_spec(DealerSettings().table),
+        "dealer": dealer_spec(DealerSettings().table, VAULT),
         "wallet": wallet_spec(WalletSettings().table),
         "settlement": settlement_spec(SettlementSettings()),
     }

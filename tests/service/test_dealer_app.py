@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -11,7 +12,7 @@ import pytest
 from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
-from support.dealer import GAME, call, void_round
+from support.dealer import GAME, VAULT, VAULT_KEYS, call, void_round
 from support.deciders import NOW
 from support.memory import DeferredOutbox, defer_publishing
 
@@ -33,6 +34,7 @@ from holdem.core.contracts import (
 from holdem.core.deck import verify_commitment
 from holdem.dealer.app import create_app
 from holdem.dealer.settings import DealerSettings
+from holdem.dealer.vault import Vault, VaultError
 from holdem.runtime.app import ServiceApp
 
 
@@ -71,7 +73,7 @@ class Harness:
 @pytest.fixture
 async def dealer() -> AsyncIterator[Harness]:
     registry = CollectorRegistry()
-    settings = DealerSettings(topic_prefix="t1", metrics_port=0)
+    settings = DealerSettings(topic_prefix="t1", metrics_port=0, dealer_vault_keys=VAULT_KEYS)
     service = create_app(
         settings, in_memory=True, registry=registry, new_deck=lambda: (GAME.deck, GAME.salt)
     )
@@ -105,6 +107,33 @@ async def test_a_placed_bet_is_sealed_in_the_vault_and_dealt_without_the_hidden_
     dealt_raw = next(raw for raw in dealer.raw["rounds"] if b"round.dealt" in raw)
     assert not any(card.encode() in dealt_raw for card in ("7c", "2d", "4c", "3h"))
     assert b"vault" not in b"".join(dealer.raw["rounds"])
+
+
+async def test_a_reader_of_the_vault_without_the_dealer_key_learns_nothing(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", GAME.bet_placed())
+
+    [raw] = dealer.raw["vault"]
+    assert not set(re.findall(r"\b[2-9TJQKA][cdhs]\b", raw.decode()))
+    assert GAME.salt.hex().encode() not in raw and bytes(GAME.deck) not in raw
+    record = parse("vault", raw)
+    with pytest.raises(VaultError):
+        Vault({record.key_id: bytes(32)}, record.key_id).open(record)
+    with pytest.raises(VaultError):  # the same record re-keyed to another of the player's rounds
+        VAULT.open(record.model_copy(update={"round_id": "r2"}))
+
+
+async def test_a_dealer_that_cannot_open_its_vault_refuses_to_rebuild_its_state(
+    dealer: Harness,
+) -> None:
+    await dealer.send("rounds", GAME.bet_placed())
+    [raw] = dealer.raw["vault"]
+    other = DealerSettings(dealer_vault_keys="other:" + "B" * 43 + "=")
+    restarted = create_app(other, in_memory=True, registry=CollectorRegistry())
+
+    with pytest.raises(VaultError, match="unknown vault key id"):
+        restarted.processor.fold(restarted.processor.topics.vault, raw)
 
 
 async def test_a_call_reveals_a_deck_that_verifies_and_a_resent_call_does_nothing(

@@ -12,6 +12,7 @@ from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
 from support.deciders import types_of
 from support.rounds import RoundEvents
+from support.wallet import forged_settled
 
 from holdem.core.contracts import ContractError, Message, RoundVoided, Settled, dump, parse
 from holdem.runtime.app import ServiceApp
@@ -130,3 +131,37 @@ async def test_an_unreadable_rounds_record_is_skipped_without_blocking_the_next(
 
     assert types_of(settlement.published()) == ["round.settled"]
     assert settlement.metric("holdem_rejected_total", service="settlement", reason="malformed") == 0
+
+
+async def test_a_forged_settled_neither_ends_the_round_nor_pages_as_a_late_malfunction(
+    settlement: Harness,
+) -> None:
+    forged = forged_settled("p1", "r1", "p1.r1.forged", aa_bonus=5)
+    refusal = ROUND.malfunction(
+        "refusal",
+        source="wallet",
+        reason="settlement_mismatch: differs",
+        causation_id=forged.event_id,
+    )
+    await settlement.feed(ROUND.bet_placed(), ROUND.dealt(), forged, refusal, ROUND.called())
+
+    [settled] = settlement.published()
+    assert isinstance(settled, Settled) and settled.total_return == 80
+    await settlement.feed(forged, refusal)  # again, after the genuine result
+    assert settlement.published() == [settled]
+    assert settlement.metric("holdem_malfunction_after_settlement_total") == 0
+
+
+async def test_its_own_settled_refused_by_the_wallet_is_voided(settlement: Harness) -> None:
+    await settlement.feed(*ROUND.played())
+    [settled] = settlement.published()
+    refusal = ROUND.malfunction(
+        "refusal",
+        source="wallet",
+        reason="settlement_mismatch: differs",
+        causation_id=settled.event_id,
+    )
+    await settlement.feed(refusal, refusal)
+
+    assert types_of(settlement.published()) == ["round.settled", "round.voided"]
+    assert settlement.service.processor.state.round("p1", "r1").status == "voided"

@@ -5,18 +5,30 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from faststream.kafka import TestKafkaBroker
 from faststream.kafka.annotations import KafkaMessage
+from prometheus_client import CollectorRegistry
 from support.memory import DeferredOutbox, defer_publishing
-from support.wallet import balances, deposit, place_bet, round_events, settled, voided
+from support.wallet import (
+    balances,
+    deposit,
+    place_bet,
+    round_events,
+    settled,
+    verified_settled,
+    voided,
+)
 
 from holdem.core.contracts import Message, Reason, dump, parse
 from holdem.runtime.app import ServiceApp
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 from holdem.wallet.state import initial_state
+
+MALF = "round.malfunction"
 
 
 @dataclass
@@ -40,8 +52,8 @@ class Wallet:
 
 
 @asynccontextmanager
-async def wallet() -> AsyncIterator[Wallet]:
-    service = create_app(WalletSettings(), in_memory=True)
+async def wallet(registry: CollectorRegistry | None = None) -> AsyncIterator[Wallet]:
+    service = create_app(WalletSettings(), in_memory=True, registry=registry)
     running = Wallet(service, defer_publishing(service))
     for role in ("wallet", "rounds", "rejected"):
         sink: list[bytes] = running.seen.setdefault(role, [])
@@ -73,12 +85,38 @@ async def test_a_called_and_settled_round_captures_the_call_and_credits_the_retu
     async with wallet() as w:
         await w.send("commands", deposit(10_000))
         await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", round_events("r1").dealt())
         await w.send("rounds", round_events("r1").called())
-        await w.send("rounds", settled(7_000))
-        await w.send("rounds", settled(7_000))  # redelivered
+        await w.send("rounds", verified_settled())
+        await w.send("rounds", verified_settled())  # redelivered
 
     assert w.types("wallet")[3:] == ["wallet.call_captured", "wallet.payout_credited"]
-    assert balances(w.service.processor.state) == (13_500, 0)
+    assert balances(w.service.processor.state) == (14_500, 0)
+
+
+async def test_a_forged_settlement_moves_no_money_and_is_refused_on_the_round_log() -> None:
+    forged = settled(999_999_999, ante=1_000, aa_bonus=500, call=2_000, event_id="forged")
+    registry = CollectorRegistry()
+    async with wallet(registry) as w:
+        await w.send("commands", deposit(10_000))
+        await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", round_events("r1").dealt())
+        await w.send("rounds", round_events("r1").called())
+        await w.send("rounds", forged)
+        after_forgery = balances(w.service.processor.state)
+        await w.send("rounds", verified_settled())
+        await w.send("rounds", forged.model_copy(update={"event_id": "forged-again"}))
+
+    assert after_forgery == (6_500, 0)
+    assert w.types("wallet")[3:] == ["wallet.call_captured", "wallet.payout_credited"]
+    refusals = [m for m in map(partial(parse, "rounds"), w.seen["rounds"]) if m.type == MALF]
+    assert [(m.source, m.causation_id, m.reason.split(":")[0]) for m in refusals] == [
+        ("wallet", "forged", "settlement_mismatch"),
+        ("wallet", "forged-again", "settlement_duplicate"),
+    ]
+    count = registry.get_sample_value
+    assert count("holdem_settlement_mismatch_total", {"reason": "mismatch"}) == 1
+    assert count("holdem_settlement_mismatch_total", {"reason": "duplicate"}) == 1
 
 
 async def test_a_voided_round_is_refunded_once() -> None:
@@ -130,12 +168,14 @@ async def test_replaying_the_published_ledger_rebuilds_the_live_state() -> None:
     async with wallet() as w:
         await w.send("commands", deposit(10_000))
         await w.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
+        await w.send("rounds", round_events("r1").dealt())
         await w.send("rounds", round_events("r1").folded())
         await w.send("commands", place_bet("r2", ante=100_000))
 
     processor = w.service.processor
     live = processor.state
     processor.state = initial_state()
-    for raw in w.seen["wallet"]:
-        processor.fold(processor.topic_of("wallet"), raw)
-    assert processor.state == live
+    for role in ("wallet", "rounds"):
+        for raw in w.seen[role]:
+            processor.fold(processor.topic_of(role), raw)
+    assert processor.state == live and live.evidence_of("p1", "r1").reveal is not None

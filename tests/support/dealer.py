@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import uuid
 from datetime import timedelta
 from typing import Any
 
+from holdem.core.cards import Card
 from holdem.core.contracts import (
     Call,
     DeckSealed,
@@ -18,6 +20,7 @@ from holdem.core.contracts import (
 from holdem.dealer.context import DealerContext, Table, Tick, TimeoutPolicy
 from holdem.dealer.decide import bind
 from holdem.dealer.state import DealerState, evolve, initial_state
+from holdem.dealer.vault import Vault, parse_keys
 from support.deciders import NOW, Decider
 from support.rounds import RoundEvents
 
@@ -29,9 +32,20 @@ TABLE = Table(
 GAME = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h
 
 
+# The tests' vault key ring (never a production key): HOLDEM_DEALER_VAULT_KEYS's format.
+VAULT_KEYS = "test-1:" + base64.b64encode(bytes(range(32))).decode()
+VAULT = Vault(parse_keys(VAULT_KEYS), "test-1")
+
+
+def unseal(record: DeckSealed) -> tuple[str, ...]:
+    """The card texts of a vault record, opened with the tests' key (the audit's ``unseal``)."""
+    return tuple(str(Card(code)) for code in VAULT.open(record).codes)
+
+
 def dealer_at(table: Table = TABLE, game: RoundEvents = GAME) -> Decider[DealerState]:
     """The dealer's decider at ``table``, shuffling ``game.deck`` with ``game.salt``."""
-    return Decider[DealerState](initial_state, evolve, bind(table, lambda: (game.deck, game.salt)))
+    deck = bind(table, lambda: (game.deck, game.salt), VAULT)
+    return Decider[DealerState](initial_state, evolve, deck)
 
 
 DEALER = dealer_at()
@@ -88,12 +102,9 @@ def settled(game: RoundEvents = GAME) -> Settled:
 
 def sealed(game: RoundEvents = GAME) -> DeckSealed:
     """The dealer's vault record of ``game``'s deck."""
-    return DeckSealed(
-        **game.envelope("sealed", 0),
-        deck=tuple(map(str, game.deck)),
-        salt=game.salt.hex(),
-        commitment=game.commitment,
-    )
+    envelope = game.envelope("sealed", 0)
+    fields = VAULT.seal(envelope["round_id"], envelope["player_id"], game.deck, game.salt)
+    return DeckSealed(**envelope, **fields)
 
 
 def voided_by_settlement(game: RoundEvents = GAME) -> RoundVoided:
@@ -105,7 +116,7 @@ def tick(
 ) -> tuple[DealerState, list[Message]]:
     """The runtime's periodic call ``seconds`` after NOW; the events are folded like own events."""
     now = NOW + timedelta(seconds=seconds)
-    ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table)
+    ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table, vault=VAULT)
     events = DEALER.decide(state, Tick(now), ctx)
     for event in events:
         state = evolve(state, event)

@@ -23,6 +23,7 @@ from holdem.settlement.app import create_app as settlement_app
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
+from support.dealer import VAULT_KEYS
 from support.invariants import ROLES, Record, violations
 from support.ledger_check import Balances
 
@@ -124,7 +125,8 @@ class Stack:
         if name == "dealer":
             # Long timers: a test's slow broker must not turn into an auto-fold or a watchdog void.
             timers: dict[str, Any] = {"decision_timeout_s": 300.0, "stuck_after_s": 300.0}
-            return dealer_app(DealerSettings(**common, **timers), new_deck=self.decks)
+            settings = DealerSettings(**common, **timers, dealer_vault_keys=VAULT_KEYS)
+            return dealer_app(settings, new_deck=self.decks)
         return settlement_app(SettlementSettings(**common))
 
     async def start(self, *names: str) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from holdem.core.contracts import Deposit, Mode, PlaceBet, RoundVoided, Settled, Withdraw
 from holdem.core.limits import TableLimits
+from holdem.core.verify import expected_settled
 from holdem.wallet.decide import Table, bind
 from holdem.wallet.state import State, evolve, initial_state
 from support.deciders import NOW, Decider
@@ -84,6 +85,62 @@ def settled(
         "dealer_category": "pair",
         "bonus_category": "pair",
         "bonus_class": "none",
+    }
+    return Settled(**{**fields, **kw})
+
+
+def verified_settled(
+    round_id: str = "r1",
+    player_id: str = "p1",
+    ante: int = 1_000,
+    aa_bonus: int = 500,
+    decision: Literal["call", "fold"] = "call",
+    **kw: Any,
+) -> Settled:
+    """Settlement's true result of ``round_events(round_id, player_id)`` for these bets (the
+    deck's call wins 8 × ante: 2 ante + 2 call + 4 × bonus 500 with ante 1 000)."""
+    game = round_events(round_id, player_id)
+    expected = expected_settled(
+        deck=[str(card) for card in game.deck],
+        salt=game.salt.hex(),
+        commitment=game.commitment,
+        currency="EUR",
+        mode=kw.pop("mode", Mode.REAL),
+        ante=ante,
+        aa_bonus=aa_bonus,
+        decision=decision,
+    )
+    envelope = {"event_id": f"{player_id}.{round_id}.settled", "occurred_at": NOW}
+    fields = {**envelope, **expected, "player_id": player_id, "round_id": round_id}
+    return Settled(**{**fields, **kw})
+
+
+def forged_settled(
+    player_id: str, round_id: str, event_id: str, ante: int = 10, **kw: Any
+) -> Settled:
+    """What an attacker with write access to holdem.rounds publishes: a royal flush paying
+    999 999 999 on a called round of ``ante``."""
+    fields: dict[str, Any] = {
+        "event_id": event_id,
+        "player_id": player_id,
+        "round_id": round_id,
+        "occurred_at": NOW,
+        "currency": "EUR",
+        "decision": "call",
+        "result": "win",
+        "dealer_qualifies": True,
+        "ante": ante,
+        "aa_bonus": 0,
+        "call": 2 * ante,
+        "ante_return": 999_999_999,
+        "call_return": 0,
+        "bonus_return": 0,
+        "total_return": 999_999_999,
+        "player_category": "royal_flush",
+        "dealer_category": "high_card",
+        "bonus_category": "royal_flush",
+        "bonus_class": "none",
+        "pay_table": "standard-1",
     }
     return Settled(**{**fields, **kw})
 

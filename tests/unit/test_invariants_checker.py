@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
+from support.dealer import sealed, unseal
 from support.invariants import Record, violations
 from support.rounds import RoundEvents, deck_for
 
@@ -14,7 +15,6 @@ from holdem.core.contracts import (
     CallCaptured,
     CallHeld,
     CallReleased,
-    DeckSealed,
     FundsDeposited,
     FundsWithdrawn,
     Message,
@@ -77,15 +77,6 @@ class Run:
         self.move(StakeTaken, f"stake:{game.round_id}", 15, game.round_id)
         self.move(CallHeld, f"hold:{game.round_id}", 20, game.round_id)
         self.add("rounds", game.dealt())
-
-
-def sealed(game: RoundEvents) -> DeckSealed:
-    return DeckSealed(
-        **game.envelope("sealed", 0),
-        deck=tuple(map(str, game.deck)),
-        salt=game.salt.hex(),
-        commitment=game.commitment,
-    )
 
 
 def settled(game: RoundEvents, **outcome: Any) -> Settled:
@@ -178,6 +169,25 @@ def test_a_round_settled_twice_is_reported() -> None:
     run.add("rounds", settled(WIN, **WIN_OUTCOME).model_copy(update={"event_id": "again"}))
 
     one_of(violations(run.records), "p1/r1", "ended 2 times")
+
+
+def test_a_forged_settled_the_wallet_refused_ended_nothing() -> None:
+    run = sound_run()
+    forged = settled(WIN, **{**WIN_OUTCOME, "total_return": 999_999_999})
+    forged = forged.model_copy(update={"event_id": "forged"})
+    run.add("rounds", forged)
+    refusal = WIN.malfunction("w1", source="wallet", reason="settlement_mismatch: differs")
+    run.add("rounds", refusal.model_copy(update={"causation_id": "forged"}))
+
+    assert violations(run.records) == []
+    unrefused = [
+        r
+        for r in run.records
+        if r.message is None
+        or r.message.type != "round.malfunction"
+        or r.message.source != "wallet"
+    ]
+    one_of(violations(unrefused), "p1/r1", "ended 2 times")
 
 
 def test_a_round_both_settled_and_voided_is_reported() -> None:
@@ -282,7 +292,7 @@ def test_the_deck_of_a_round_never_decided_must_never_be_seen() -> None:
     raw = json.dumps({**json.loads(record.raw), "deck": list(map(str, VOID.deck))}).encode()
     run.records[index] = replace(record, raw=raw)
 
-    one_of(violations(run.records), "p1/r3", "visible at rounds")
+    one_of(violations(run.records, unseal=unseal), "p1/r3", "visible at rounds")
 
 
 @pytest.mark.parametrize(

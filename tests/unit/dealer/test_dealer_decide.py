@@ -8,11 +8,13 @@ import pytest
 from support.dealer import (
     DEALER,
     GAME,
+    VAULT,
     call,
     dealer_at,
     fold,
     sealed,
     settled,
+    unseal,
     void_round,
     voided_by_settlement,
 )
@@ -62,7 +64,7 @@ def test_a_placed_bet_seals_the_deck_in_the_vault_and_deals_the_player_cards_and
     vault, dealt = events
     assert isinstance(vault, DeckSealed) and isinstance(dealt, Dealt)
     assert (vault.TOPIC, dealt.TOPIC) == ("vault", "rounds")
-    assert vault.deck == tuple(map(str, GAME.deck)) and vault.salt == GAME.salt.hex()
+    assert unseal(vault) == tuple(map(str, GAME.deck)) and VAULT.open(vault).salt == GAME.salt
     assert vault.commitment == dealt.commitment == GAME.commitment
     assert dealt.player_cards == ("As", "Ad") and dealt.flop == ("Ah", "Ks", "9d")
     assert (dealt.ante, dealt.aa_bonus, dealt.currency) == (10, 5, "EUR")
@@ -298,3 +300,21 @@ def test_a_call_on_a_round_whose_deck_is_missing_voids_it_instead_of_inventing_c
 
     assert types_of(events) == ["round.malfunction", "round.voided"]
     assert isinstance(events[0], Malfunction) and events[0].source == "dealer"
+
+
+# --- forged settlements (the wallet refuses them; the dealer must not act on them either) ---
+
+
+def test_a_settled_for_an_undecided_round_does_not_close_it() -> None:
+    state = DEALER.given([*DEALT_HISTORY, settled()])
+    events = DEALER.run([*DEALT_HISTORY, settled()], call())
+
+    assert state.get("r1").phase is Phase.DEALT  # type: ignore[union-attr]
+    assert types_of(events) == ["round.called"]
+
+
+def test_the_wallets_refusal_of_a_settled_voids_nothing() -> None:
+    refusal = GAME.malfunction(source="wallet", reason="settlement_mismatch: differs")
+
+    assert DEALER.run(DEALT_HISTORY, refusal) == []
+    assert types_of(DEALER.run([*DEALT_HISTORY, refusal], call())) == ["round.called"]

@@ -140,6 +140,7 @@ def test_funds_are_checked_against_the_adjusted_bets() -> None:
 
 def test_a_reused_round_id_is_rejected() -> None:
     state, _ = WALLET.when(funded(100_000), place_bet("r1"))
+    state, _ = WALLET.when(state, round_events("r1").dealt())
     state, _ = WALLET.when(state, round_events("r1").folded())
     _, events = WALLET.when(state, place_bet("r1"))
 
@@ -156,6 +157,7 @@ def test_a_second_round_is_rejected_while_the_first_awaits_its_decision() -> Non
 
 def test_the_next_round_is_accepted_once_the_first_is_decided() -> None:
     state, _ = WALLET.when(funded(100_000), place_bet("r1"))
+    state, _ = WALLET.when(state, round_events("r1").dealt())
     state, _ = WALLET.when(state, round_events("r1").folded())
     _, events = WALLET.when(state, place_bet("r2"))
 

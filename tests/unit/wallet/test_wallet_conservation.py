@@ -7,9 +7,27 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.wallet import WALLET, deposit, place_bet, round_events, settled, voided, withdraw
+from support.wallet import (
+    WALLET,
+    deposit,
+    place_bet,
+    round_events,
+    settled,
+    verified_settled,
+    voided,
+    withdraw,
+)
 
-from holdem.core.contracts import FundsDeposited, FundsWithdrawn, Message, Mode
+from holdem.core.contracts import (
+    Called,
+    Dealt,
+    Folded,
+    FundsDeposited,
+    FundsWithdrawn,
+    Message,
+    Mode,
+    PayoutCredited,
+)
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.wallet.state import State
 
@@ -25,7 +43,7 @@ STEPS = st.one_of(
     st.tuples(st.just("deposit"), PLAYERS, DEPOSITS, MODES, COMMAND_IDS),
     st.tuples(st.just("withdraw"), PLAYERS, st.integers(1, 20_000), MODES, COMMAND_IDS),
     st.tuples(st.just("bet"), PLAYERS, ROUNDS, ANTES, BONUSES, MODES, COMMAND_IDS),
-    st.tuples(st.sampled_from(["called", "folded", "voided"]), PLAYERS, ROUNDS),
+    st.tuples(st.sampled_from(["dealt", "called", "folded", "voided"]), PLAYERS, ROUNDS),
     st.tuples(st.just("settled"), PLAYERS, ROUNDS, st.integers(0, 30_000)),
 )
 # A whole round in order, so that bets are followed by the events that move their money.
@@ -43,6 +61,7 @@ def expand(script: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     steps: list[tuple[Any, ...]] = [
         ("deposit", player, 4 * ante + bonus, mode, None),
         ("bet", player, round_id, ante, bonus, mode, None),
+        ("dealt", player, round_id),
     ]
     for end in endings:
         extra = (total_return,) if end == "settled" else ()
@@ -55,8 +74,9 @@ HISTORIES = st.lists(STEPS | SCRIPTS.map(expand), max_size=30).map(
 )
 
 
-def message_for(step: tuple[Any, ...], n: int) -> Message:
-    """Build the step's message; ``n`` makes every event id unique, as the log's would be."""
+def message_for(step: tuple[Any, ...], n: int, state: State) -> Message:
+    """Build the step's message; ``n`` makes every event id unique, as the log's would be. An
+    even settled total stands for settlement's true result, an odd one for a forgery."""
     kind, player = step[0], step[1]
     if kind in {"deposit", "withdraw"}:
         build = deposit if kind == "deposit" else withdraw
@@ -65,20 +85,31 @@ def message_for(step: tuple[Any, ...], n: int) -> Message:
         _, _, round_id, ante, bonus, mode, command_id = step
         return place_bet(round_id, ante, bonus, player, command_id, mode=mode)
     round_id = step[2]
+    stake = state.round_of(player, round_id)
+    if kind == "settled" and stake is not None and step[3] % 2 == 0:
+        decision = "call" if stake.call != "released" else "fold"
+        bets = {"ante": stake.ante, "aa_bonus": stake.aa_bonus, "mode": stake.mode}
+        return verified_settled(round_id, player, decision=decision, event_id=f"s-{n}", **bets)
     if kind == "settled":
         return settled(step[3], round_id, player, event_id=f"settled-{n}")
     if kind == "voided":
         return voided(round_id, player, event_id=f"voided-{n}")
     events = round_events(round_id, player)
+    if kind == "dealt":
+        return events.dealt(event_id=f"dealt-{n}")
     end = events.called() if kind == "called" else events.folded()
     return end.model_copy(update={"event_id": f"{kind}-{n}"})
 
 
 def run(steps: list[tuple[Any, ...]]) -> tuple[State, list[Message]]:
-    """Decide each message live as the runtime would; return the state and the wallet's log."""
+    """Decide each message live as the runtime would; return the state and the log the wallet
+    replays (its own topic and the rounds it folds)."""
     state, log = WALLET.given([]), []
     for n, step in enumerate(steps):
-        state, events = WALLET.when(state, message_for(step, n))
+        message = message_for(step, n, state)
+        state, events = WALLET.when(state, message)
+        if isinstance(message, Dealt | Called | Folded):
+            log.append(message)
         log.extend(e for e in events if e.TOPIC == "wallet")
     return state, log
 
@@ -128,3 +159,18 @@ def test_every_movement_states_the_balances_after_it_and_uses_its_key_once(
         if isinstance(event, WalletEvent):
             account = state.account((event.player_id, event.currency, event.mode))
             assert (account.available, account.held) == (event.available, event.held)
+
+
+@settings(max_examples=300, deadline=None)
+@given(HISTORIES)
+def test_every_payout_is_the_rules_result_of_its_round(steps: list[Any]) -> None:
+    state, log = run(steps)
+
+    for event in log:
+        if not isinstance(event, PayoutCredited):
+            continue
+        stake = state.rounds[event.round_id or ""]
+        decision = "call" if stake.call == "captured" else "fold"
+        bets = {"ante": stake.ante, "aa_bonus": stake.aa_bonus, "mode": stake.mode}
+        due = verified_settled(event.round_id or "", event.player_id, decision=decision, **bets)
+        assert event.amount == due.total_return, (event, stake)

@@ -40,13 +40,13 @@ def test_every_setting_is_described() -> None:
     assert all(f.description for f in WalletSettings.model_fields.values())
 
 
-def test_the_wallet_reads_commands_and_rounds_and_folds_only_its_ledger() -> None:
+def test_the_wallet_reads_commands_and_rounds_and_folds_its_ledger_and_the_rounds() -> None:
     spec = wallet_spec(WalletSettings().table)
 
     assert (spec.name, spec.inputs, spec.state_roles) == (
         "wallet",
         ("commands", "rounds"),
-        ("wallet",),
+        ("wallet", "rounds"),  # the deals and reveals a payout is checked against
     )
     assert spec.commands == {"command.place_bet", "command.deposit", "command.withdraw"}
     assert spec.rejects_unreadable == {"commands"}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import Message
+from holdem.core.contracts import DeckSealed, Message
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
@@ -14,10 +16,12 @@ from holdem.dealer.context import DeckSource, Table, Tick, TimeoutPolicy
 from holdem.dealer.decide import bind
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.state import DealerState, evolve, initial_state
+from holdem.dealer.vault import Vault, VaultError, VaultKeyError
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 
+log = structlog.get_logger(__name__)
 NAME = "dealer"
 OWNED_COMMANDS = frozenset({"command.call", "command.fold", "command.void_round"})
 
@@ -27,11 +31,45 @@ def csprng_deck() -> tuple[Sequence[int], bytes]:
     return shuffle(), new_salt()
 
 
+Fatal = Callable[[VaultError], None]
+
+
+def checked_evolve(
+    vault: Vault, on_fatal: Fatal | None = None
+) -> Callable[[DealerState, Any], DealerState]:
+    """``evolve``, but a vault record that does not open is fatal: replaying it, the dealer
+    could not rebuild the decks it committed to, so it must stop, not deal on without them.
+    ``on_fatal`` stops the process: the consumer's rebalance callback, where replays run,
+    only logs what it raises."""
+
+    def fold(state: DealerState, event: Any) -> DealerState:
+        if isinstance(event, DeckSealed):
+            try:
+                vault.open(event)
+            except VaultError as error:
+                log.critical(
+                    "vault record cannot be opened: the dealer cannot rebuild its state",
+                    error=str(error),
+                    key_id=event.key_id,
+                    round_id=event.round_id,
+                )
+                if on_fatal is not None:
+                    on_fatal(error)
+                raise
+        return evolve(state, event)
+
+    return fold
+
+
 def dealer_spec(
-    table: Table, tick_interval_s: float = 1.0, new_deck: DeckSource = csprng_deck
+    table: Table,
+    vault: Vault,
+    tick_interval_s: float = 1.0,
+    new_deck: DeckSource = csprng_deck,
+    on_fatal: Fatal | None = None,
 ) -> Spec[DealerState]:
     """The dealer as the runtime sees it: reads commands and rounds, folds rounds and its vault."""
-    decide_at_table = bind(table, new_deck)
+    decide_at_table = bind(table, new_deck, vault)
 
     def tick(state: DealerState, ctx: Context) -> list[Message]:
         return decide_at_table(state, Tick(ctx.now), ctx)
@@ -39,7 +77,7 @@ def dealer_spec(
     return Spec[DealerState](
         name=NAME,
         initial_state=initial_state,
-        evolve=evolve,
+        evolve=checked_evolve(vault, on_fatal),
         decide=decide_at_table,
         inputs=("commands", "rounds"),
         state_roles=("rounds", "vault"),
@@ -58,10 +96,12 @@ def create_app(
     in_memory: bool = False,
     registry: CollectorRegistry | None = None,
     new_deck: DeckSource = csprng_deck,
+    on_fatal: Fatal | None = None,
 ) -> ServiceApp:
     """The dealer's faststream app; ``in_memory=True`` for TestKafkaBroker, ``new_deck`` for
-    tests that need known cards."""
-    spec = dealer_spec(settings.table, settings.watchdog_interval_s, new_deck)
+    tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
+    vault = settings.vault()
+    spec = dealer_spec(settings.table, vault, settings.watchdog_interval_s, new_deck, on_fatal)
     return build_app(spec, settings, in_memory=in_memory, registry=registry)
 
 
@@ -69,6 +109,19 @@ def main() -> None:
     """``holdem-dealer``: run the service until SIGINT/SIGTERM, serving /metrics."""
     settings = DealerSettings()
     configure_logging(NAME, settings.log_level)
+    fatal: list[VaultError] = []
+
+    def stop(error: VaultError) -> None:
+        fatal.append(error)
+        service.app.exit()
+
+    try:
+        service = create_app(settings, on_fatal=stop)
+    except VaultKeyError as error:  # no key, no deal: refuse to start rather than deal in clear
+        log.critical("cannot start", error=str(error))
+        raise SystemExit(f"holdem-dealer: {error}") from None
     if settings.timeout_policy is TimeoutPolicy.OPTIMAL:
         optimal_table()  # load (or build, about a minute) before the first tick needs it
-    run(create_app(settings))
+    run(service)
+    if fatal:
+        raise SystemExit(f"holdem-dealer: {fatal[0]}")

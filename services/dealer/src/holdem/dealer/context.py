@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from holdem.core.decider import Context
+from holdem.dealer.vault import Vault
 
 # A fresh shuffled deck (52 card codes in deal order) and the salt of its commitment.
 DeckSource = Callable[[], tuple[Sequence[int], bytes]]
@@ -47,14 +48,21 @@ def no_deck_source() -> tuple[Sequence[int], bytes]:
 
 @dataclass
 class DealerContext(Context):
-    """The shared Context plus the table rules and the handler's deck source.
+    """The shared Context plus the table rules, the handler's deck source and the vault.
 
     ``new_deck`` is called only when a round is dealt, so the CSPRNG runs once per round; the
-    decider stays pure because the randomness is the handler's, handed in like the clock.
+    decider stays pure because the randomness is the handler's, handed in like the clock. The
+    vault (the dealer's key ring) seals a new deck and opens a sealed one at the reveal.
     """
 
     table: Table = field(default_factory=Table)
     new_deck: DeckSource = no_deck_source
+    vault: Vault | None = None
+
+    def the_vault(self) -> Vault:
+        if self.vault is None:
+            raise RuntimeError("DealerContext.vault is not set: the handler must supply it")
+        return self.vault
 
     def derived(self, cause: str, correlation_id: str | None) -> DealerContext:
         """A context whose event ids derive from ``cause`` (e.g. ``"timeout/r1"``), not from

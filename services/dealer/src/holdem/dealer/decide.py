@@ -8,9 +8,19 @@ from typing import Any
 from holdem.core.contracts import BetPlaced, Call, Fold, Malfunction, Message, Reason, VoidRound
 from holdem.core.decider import Context
 from holdem.dealer.context import DealerContext, DeckSource, Table, Tick, no_deck_source
-from holdem.dealer.events import Decision, dealt, malfunction, rejected, reveal, seal_and_deal, void
+from holdem.dealer.events import (
+    Decision,
+    dealt,
+    malfunction,
+    opened_deck,
+    rejected,
+    reveal,
+    seal_and_deal,
+    void,
+)
 from holdem.dealer.state import CLOSED, DECIDED, UNDECIDED, DealerState, Phase, Round, evolve
 from holdem.dealer.timers import on_tick
+from holdem.dealer.vault import Vault
 
 
 def decide(state: DealerState, message: Any, ctx: DealerContext) -> list[Message]:
@@ -30,8 +40,9 @@ def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> 
         return []  # already dealt or closed, or a round id another player's bet already holds
     if r.malfunction_id is not None:  # the round broke before its bet arrived: never deal it
         return [void(r, ctx, r.malfunction_id, r.malfunction_reason)]
-    if r.deck:  # sealed but not dealt (a partial publish): deal the sealed deck, never reshuffle
-        return [dealt(r, r.deck, r.commitment, ctx)]
+    opened = opened_deck(r, ctx)
+    if opened is not None:  # sealed, not dealt (a partial publish): deal it, never reshuffle
+        return [dealt(r, opened.codes, r.commitment, ctx)]
     return seal_and_deal(r, ctx)
 
 
@@ -113,9 +124,9 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
 
 
 def bind(
-    table: Table, new_deck: DeckSource = no_deck_source
+    table: Table, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
 ) -> Callable[[DealerState, Any, Context], list[Message]]:
-    """``decide`` for one table, taking the runtime's plain Context (the Spec's signature)."""
+    """``decide`` for one table and vault, taking the runtime's plain Context (the Spec's)."""
 
     def decide_at_table(state: DealerState, message: Any, ctx: Context) -> list[Message]:
         if not isinstance(ctx, DealerContext):
@@ -126,6 +137,7 @@ def bind(
                 seed=ctx.seed,
                 table=table,
                 new_deck=new_deck,
+                vault=vault,
             )
         return decide(state, message, ctx)
 

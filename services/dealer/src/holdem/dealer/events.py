@@ -19,9 +19,10 @@ from holdem.core.contracts import (
     RoundVoided,
     VoidRound,
 )
-from holdem.core.deck import commit, deal
+from holdem.core.deck import deal
 from holdem.dealer.context import DealerContext
 from holdem.dealer.state import UNDECIDED, Round
+from holdem.dealer.vault import Opened
 
 Decision = Literal["call", "fold"]
 
@@ -31,21 +32,23 @@ def _texts(cards: tuple[Card, ...]) -> tuple[str, ...]:
 
 
 def seal_and_deal(r: Round, ctx: DealerContext) -> list[Message]:
-    """A fresh deck to the vault and the public part of the deal to the rounds topic."""
+    """A fresh deck sealed to the vault and the public part of the deal to the rounds topic."""
     codes, salt = ctx.new_deck()
-    deck = _texts(tuple(Card(code) for code in codes))
     sealed = DeckSealed(
         **ctx.envelope(r.player_id, r.round_id),
-        deck=deck,
-        salt=salt.hex(),
-        commitment=commit(codes, salt),
+        **ctx.the_vault().seal(r.round_id, r.player_id, codes, salt),
     )
-    return [sealed, dealt(r, sealed.deck, sealed.commitment, ctx)]
+    return [sealed, dealt(r, tuple(codes), sealed.commitment, ctx)]
 
 
-def dealt(r: Round, deck: tuple[str, ...], commitment: str, ctx: DealerContext) -> Dealt:
+def opened_deck(r: Round, ctx: DealerContext) -> Opened | None:
+    """The round's deck and salt from its vault record; None if the vault has none for it."""
+    return None if r.sealed is None else ctx.the_vault().open(r.sealed)
+
+
+def dealt(r: Round, codes: tuple[int, ...], commitment: str, ctx: DealerContext) -> Dealt:
     """The player's cards and the flop; the dealer's cards, turn and river stay in the vault."""
-    cards = deal([Card.parse(text) for text in deck])
+    cards = deal(codes)
     return Dealt(
         **ctx.envelope(r.player_id, r.round_id),
         player_cards=(str(cards.player[0]), str(cards.player[1])),
@@ -62,9 +65,10 @@ def reveal(
     r: Round, decision: Decision, ctx: DealerContext, *, auto: bool, command_id: str | None
 ) -> list[Message]:
     """Called or Folded with the rest of the deal and the deck and salt behind the commitment."""
-    if len(r.deck) != 52:
+    opened = opened_deck(r, ctx)
+    if opened is None:
         return malfunction(r, ctx, "dealer", "deck_missing: no sealed deck in the vault")
-    cards = deal([Card.parse(text) for text in r.deck])
+    cards = deal(opened.codes)
     kind = Called if decision == "call" else Folded
     return [
         kind(
@@ -72,8 +76,8 @@ def reveal(
             turn=str(cards.turn),
             river=str(cards.river),
             dealer_cards=(str(cards.dealer[0]), str(cards.dealer[1])),
-            deck=r.deck,
-            salt=r.salt,
+            deck=_texts(tuple(Card(code) for code in opened.codes)),
+            salt=opened.salt.hex(),
             auto=auto,
             command_id=command_id,
         )

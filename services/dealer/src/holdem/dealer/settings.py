@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from holdem.dealer.context import Table, TimeoutPolicy
 from holdem.dealer.timers import AVAILABLE_POLICIES
+from holdem.dealer.vault import Vault, VaultKeyError, parse_keys
 from holdem.runtime.settings import RuntimeSettings
 
 
@@ -37,6 +39,21 @@ class DealerSettings(RuntimeSettings):
         default=1.0, gt=0, description="Seconds between ticks that check timeouts and the watchdog"
     )
 
+    dealer_vault_keys: SecretStr | None = Field(
+        default=None,
+        description="The vault key ring: 'id:<base64 of 32 random bytes>' entries, comma "
+        "separated; old ids stay to open old records after a rotation",
+    )
+    dealer_vault_key_file: Path | None = Field(
+        default=None,
+        description="A file holding the key ring (same format, one entry a line); "
+        "read in addition to HOLDEM_DEALER_VAULT_KEYS",
+    )
+    dealer_vault_key_id: str | None = Field(
+        default=None,
+        description="Id of the key that seals new decks; may be omitted when the ring has one",
+    )
+
     @field_validator("timeout_policy")
     @classmethod
     def _policy_is_available(cls, policy: TimeoutPolicy) -> TimeoutPolicy:
@@ -53,3 +70,22 @@ class DealerSettings(RuntimeSettings):
             timeout_policy=self.timeout_policy,
             stuck_after=timedelta(seconds=self.stuck_after_s),
         )
+
+    def vault(self) -> Vault:
+        """The key ring; ``VaultKeyError`` (the dealer does not start) when none is configured."""
+        text = self.dealer_vault_keys.get_secret_value() if self.dealer_vault_keys else ""
+        if self.dealer_vault_key_file is not None:
+            try:
+                text += "," + self.dealer_vault_key_file.read_text()
+            except OSError as error:
+                raise VaultKeyError(f"cannot read the vault key file: {error}") from None
+        keys = parse_keys(text)
+        if not keys:
+            raise VaultKeyError(
+                "no vault key: set HOLDEM_DEALER_VAULT_KEYS=id:<base64 of 32 bytes> or "
+                "HOLDEM_DEALER_VAULT_KEY_FILE (see docs/dealer.md)"
+            )
+        active = self.dealer_vault_key_id
+        if active is None and len(keys) > 1:
+            raise VaultKeyError("several vault keys: HOLDEM_DEALER_VAULT_KEY_ID must name one")
+        return Vault(keys, active or next(iter(keys)))

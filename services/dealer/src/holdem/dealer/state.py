@@ -63,9 +63,9 @@ class Round:
     placed_at: datetime | None = None
     dealt_at: datetime | None = None
     decided_at: datetime | None = None
-    # The vault's sealed deck (card texts in deal order) and salt; dropped once revealed.
-    deck: tuple[str, ...] = ()
-    salt: str = ""
+    # The vault's record of the deck, still sealed: opened (ctx.vault) only to deal or reveal,
+    # so the state holds no card the player has not seen; dropped once revealed.
+    sealed: DeckSealed | None = None
     commitment: str = ""
     malfunction_id: str | None = None  # the first Malfunction seen for the round
     malfunction_reason: str = ""
@@ -124,9 +124,9 @@ def _bet_placed(r: Round, e: BetPlaced) -> Round:
 
 def _deck_sealed(r: Round, e: DeckSealed) -> Round:
     # The vault may be replayed after the rounds topic: a deck for a decided round stays out.
-    if r.deck or _RANK[r.phase] > _RANK[Phase.DEALT]:
+    if r.sealed is not None or _RANK[r.phase] > _RANK[Phase.DEALT]:
         return r
-    return replace(r, deck=e.deck, salt=e.salt, commitment=e.commitment)
+    return replace(r, sealed=e, commitment=e.commitment)
 
 
 def _dealt(r: Round, e: Dealt) -> Round:
@@ -151,7 +151,7 @@ def _decided(r: Round, e: Called | Folded) -> Round:
         return r
     phase = Phase.CALLED if isinstance(e, Called) else Phase.FOLDED
     # The deck is public from here on; keeping it would only cost memory.
-    return replace(r, phase=phase, decided_at=e.occurred_at, deck=(), salt="")
+    return replace(r, phase=phase, decided_at=e.occurred_at, sealed=None)
 
 
 def _closed(phase: Phase) -> Callable[[Round, Any], Round]:
@@ -170,7 +170,15 @@ def _closed(phase: Phase) -> Callable[[Round, Any], Round]:
     return apply
 
 
+def _settled(r: Round, e: Settled) -> Round:
+    # Settlement settles decided rounds only: a Settled for an undecided round is a forgery
+    # and must not close it under the player (the wallet refuses to pay it).
+    return _closed(Phase.SETTLED)(r, e) if r.phase in DECIDED else r
+
+
 def _malfunction(r: Round, e: Malfunction) -> Round:
+    if e.refuses_settled():  # the wallet refusing a record, not a fault of the round
+        return r
     if r.malfunction_id is not None:
         return r
     return replace(r, malfunction_id=e.event_id, malfunction_reason=f"{e.source}: {e.reason}")
@@ -186,7 +194,7 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
     Dealt: _dealt,
     Called: _decided,
     Folded: _decided,
-    Settled: _closed(Phase.SETTLED),
+    Settled: _settled,
     RoundVoided: _closed(Phase.VOIDED),
     Malfunction: _malfunction,
     CommandRejected: _rejected,

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from holdem.core.cards import parse_cards
 from holdem.core.contracts import Message
 from holdem.core.deck import deal
 from holdem.core.strategy import optimal
 from holdem.dealer.context import DealerContext, TimeoutPolicy
-from holdem.dealer.events import Decision, malfunction, reveal
+from holdem.dealer.events import Decision, malfunction, opened_deck, reveal
 from holdem.dealer.state import DECIDED, DealerState, Phase, Round
 
 
@@ -28,7 +27,7 @@ def _timeout(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
         return []
     if now < r.dealt_at + table.decision_timeout:
         return []
-    decision = auto_decision(table.timeout_policy, r)
+    decision = auto_decision(table.timeout_policy, r, ctx)
     # Ids derive from the round, not the tick, so a timeout decided twice is recognisably one.
     round_ctx = ctx.derived(f"timeout/{r.round_id}", r.correlation_id)
     return reveal(r, decision, round_ctx, auto=True, command_id=None)
@@ -54,7 +53,7 @@ def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
 AVAILABLE_POLICIES = frozenset(TimeoutPolicy)
 
 
-def auto_decision(policy: TimeoutPolicy, r: Round) -> Decision:
+def auto_decision(policy: TimeoutPolicy, r: Round, ctx: DealerContext) -> Decision:
     """The table's decision for a player who did not decide in time."""
     if policy is TimeoutPolicy.CALL:
         return "call"
@@ -62,5 +61,8 @@ def auto_decision(policy: TimeoutPolicy, r: Round) -> Decision:
         return "fold"
     # OPTIMAL: the player's best play by exact EV (a table lookup; the table is loaded, or built
     # by the full enumeration, when the dealer starts with this policy).
-    dealt = deal(parse_cards(r.deck))
+    opened = opened_deck(r, ctx)
+    if opened is None:  # no deck: the reveal reports it (deck_missing) whatever is decided
+        return "fold"
+    dealt = deal(opened.codes)
     return optimal(dealt.player, dealt.flop)

@@ -26,8 +26,8 @@ class LateMalfunctions:
         self.counter: Counter | None = None  # the runtime's metric, bound once the app is built
 
     def __call__(self, state: SettlementState, message: Message, events: list[Message]) -> None:
-        if not isinstance(message, Malfunction) or events:
-            return
+        if not isinstance(message, Malfunction) or events or message.refuses_settled():
+            return  # the wallet's refusals have their own metric
         round_ = state.round(message.player_id, message.round_id)
         if round_ is None or round_.status != "settled":
             return

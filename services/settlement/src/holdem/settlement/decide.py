@@ -45,6 +45,13 @@ def _on_decision(state: SettlementState, event: Called | Folded, ctx: Context) -
 
 def _on_malfunction(state: SettlementState, event: Malfunction, ctx: Context) -> list[Message]:
     round_ = state.round(event.player_id, event.round_id)
+    if event.refuses_settled():
+        # The wallet found settlement's own Settled wrong (the fold kept the refusal only then):
+        # it was not paid, so the round is voided and refunded. Any other refusal cites a
+        # record settlement did not write; its own result stands.
+        if round_ is None or round_.status != "settled" or round_.mismatch_id != event.event_id:
+            return []
+        return [_voided(round_, Fault(event.event_id, event.source, event.reason), ctx)]
     # Undecided rounds are the dealer's to void; ended rounds stay as they ended.
     if round_ is None or round_.terminal or not round_.decided:
         return []

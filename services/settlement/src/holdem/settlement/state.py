@@ -16,7 +16,9 @@ from holdem.core.contracts import (
     RoundVoided,
     Settled,
 )
+from holdem.core.contracts.rounds import SETTLEMENT_MISMATCH
 from holdem.core.rules import STANDARD
+from holdem.core.verify import VerificationError, differences, result_of
 
 HISTORY_LIMIT: Final = 50  # rounds kept per player: the client's "recent rounds" screen
 
@@ -48,6 +50,8 @@ class RoundState:
     decision: Decision | None = None
     faults: tuple[Fault, ...] = ()
     status: Status = "open"
+    settled_id: str | None = None  # the Settled that ended it (settlement's own result)
+    mismatch_id: str | None = None  # the wallet's refusal of that Settled (ADR 008)
 
     @property
     def terminal(self) -> bool:
@@ -119,6 +123,8 @@ def evolve(state: SettlementState, event: object) -> SettlementState:
         return state
     key = (event.player_id, event.round_id)
     current = state.rounds.get(key) or RoundState(event.round_id, event.player_id)
+    if current.status == "settled":
+        return _after_settled(state, current, event)
     if current.terminal:
         return state
     updated = _apply(current, event)
@@ -130,7 +136,10 @@ def evolve(state: SettlementState, event: object) -> SettlementState:
         state.open_rounds -= 1
         _remember(state, current, event)
         # Cards and deck are no longer needed once the round has ended; the status is.
-        updated = RoundState(current.round_id, current.player_id, status=updated.status)
+        settled_id = event.event_id if isinstance(event, Settled) else None
+        updated = RoundState(
+            current.round_id, current.player_id, status=updated.status, settled_id=settled_id
+        )
     state.rounds[key] = updated
     return state
 
@@ -142,12 +151,69 @@ def _apply(round_: RoundState, event: RoundsEvent) -> RoundState:
         return round_ if round_.dealt else replace(round_, dealt=event)
     if isinstance(event, Called | Folded):
         return round_ if round_.decision else replace(round_, decision=event)
+    if isinstance(event, Settled) and not is_the_result(round_, event):
+        return round_  # not what settlement publishes for this round: a forgery, never folded
     if isinstance(event, Malfunction):
+        if event.refuses_settled():  # the wallet refusing a record, not a fault of the round
+            return round_
         if any(f.malfunction_id == event.event_id for f in round_.faults):
             return round_
         fault = Fault(event.event_id, event.source, event.reason)
         return replace(round_, faults=(*round_.faults, fault))
     return replace(round_, status="settled" if isinstance(event, Settled) else "voided")
+
+
+def is_the_result(round_: RoundState, settled: Settled) -> bool:
+    """True if ``settled`` is exactly the result the rules give this decided round."""
+    bet, dealt, decision = round_.bet, round_.dealt, round_.decision
+    if bet is None or dealt is None or decision is None:
+        return False
+    try:
+        expected = result_of(bet, dealt.commitment, decision)
+    except VerificationError:
+        return False
+    return not differences(settled, expected)
+
+
+def _after_settled(
+    state: SettlementState, round_: RoundState, event: RoundsEvent
+) -> SettlementState:
+    """A settled round changes only if the wallet refused that very Settled as a mismatch:
+    the refusal is remembered, and the RoundVoided settlement then publishes for it ends it."""
+    if (
+        isinstance(event, Malfunction)
+        and event.refuses_settled()
+        and event.reason.startswith(SETTLEMENT_MISMATCH)
+        and event.causation_id == round_.settled_id
+        and round_.mismatch_id is None
+    ):
+        state.rounds[(round_.player_id, round_.round_id)] = replace(
+            round_, mismatch_id=event.event_id
+        )
+    elif isinstance(event, RoundVoided) and event.malfunction_id == round_.mismatch_id:
+        state.rounds[(round_.player_id, round_.round_id)] = replace(round_, status="voided")
+        _forget_payout(state, round_, event)
+    return state
+
+
+def _forget_payout(state: SettlementState, round_: RoundState, end: RoundVoided) -> None:
+    """The history line of a settlement the wallet refused becomes that of a void."""
+    recent = state.history.get(round_.player_id, ())
+    state.history[round_.player_id] = tuple(
+        replace(
+            entry,
+            result="voided",
+            ante_return=0,
+            call_return=0,
+            bonus_return=0,
+            total_return=0,
+            ended_at=end.occurred_at,
+            void_reason=end.reason,
+        )
+        if entry.round_id == round_.round_id
+        else entry
+        for entry in recent
+    )
 
 
 def _remember(state: SettlementState, round_: RoundState, end: Settled | RoundVoided) -> None:

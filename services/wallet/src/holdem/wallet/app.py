@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import structlog
 from prometheus_client import CollectorRegistry
 
+from holdem.core.contracts import Malfunction, Message
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
@@ -11,24 +13,40 @@ from holdem.wallet.decide import Table, bind
 from holdem.wallet.settings import WalletSettings
 from holdem.wallet.state import State, evolve, initial_state
 
+log = structlog.get_logger(__name__)
 NAME = "wallet"
 OWNED_COMMANDS = frozenset({"command.place_bet", "command.deposit", "command.withdraw"})
 
 
+def log_refusals(state: State, message: Message, events: list[Message]) -> None:
+    """A Settled the wallet would not pay is an attack or a bug: say so (the metric counts it)."""
+    for event in events:
+        if isinstance(event, Malfunction) and event.refuses_settled():
+            log.warning(
+                "settled refused",
+                round_id=event.round_id,
+                player_id=event.player_id,
+                settled_id=event.causation_id,
+                reason=event.reason,
+            )
+
+
 def wallet_spec(table: Table) -> Spec[State]:
-    """The wallet as the runtime sees it: reads commands and rounds, folds its own ledger."""
+    """The wallet as the runtime sees it: reads commands and rounds, folds its own ledger and
+    the rounds' deals and reveals (what a payout is checked against)."""
     return Spec[State](
         name=NAME,
         initial_state=initial_state,
         evolve=evolve,
         decide=bind(table),
         inputs=("commands", "rounds"),
-        state_roles=("wallet",),
+        state_roles=("wallet", "rounds"),
         outputs=("rounds", "wallet"),  # and "rejected", which the runtime adds for everyone
         commands=OWNED_COMMANDS,
         # The design makes the wallet the one that reports commands nobody owns (unknown types).
         rejects_unreadable=frozenset({"commands"}),
         open_rounds=lambda state: len(state.open_rounds),
+        on_handled=log_refusals,
     )
 
 

@@ -10,15 +10,18 @@ from holdem.core.contracts import (
     Called,
     CallReleased,
     Folded,
+    Malfunction,
     Message,
     PayoutCredited,
     RoundVoided,
     Settled,
     StakesRefunded,
 )
+from holdem.core.contracts.rounds import SETTLEMENT_DUPLICATE, SETTLEMENT_MISMATCH
 from holdem.core.decider import Context
+from holdem.core.verify import VerificationError, differences, result_of
 from holdem.wallet.ledger import Ledger
-from holdem.wallet.state import Stake, State
+from holdem.wallet.state import Evidence, Stake, State
 
 
 def _open_stake(state: State, message: Message) -> Stake | None:
@@ -37,22 +40,30 @@ def _resolve_call(stake: Stake, ledger: Ledger, round_id: str, capture: bool) ->
 
 
 def on_decision(state: State, event: Called | Folded, ctx: Context) -> list[Message]:
-    """Called captures the held call for the house; Folded gives it back to the player."""
+    """Called captures the held call for the house; Folded gives it back to the player. Only
+    the reveal that verifies against the Dealt commitment moves it (a forgery has no deck)."""
     stake = _open_stake(state, event)
-    if stake is None:
+    reveal = state.evidence_of(event.player_id, event.round_id).reveal
+    if stake is None or reveal is None or reveal.event_id != event.event_id:
         return []
     ledger = Ledger(state, stake.account, ctx)
     return _resolve_call(stake, ledger, event.round_id, capture=isinstance(event, Called))
 
 
 def on_settled(state: State, event: Settled, ctx: Context) -> list[Message]:
-    """Credit the total return once (0 for a lost round); a round already closed gets nothing."""
-    stake = _open_stake(state, event)
-    if stake is None:
-        return []
+    """Credit the total return once (0 for a lost round), and only if the wallet recomputes the
+    same result from the revealed deck; anything else is refused on the log (ADR 008)."""
+    stake = state.round_of(event.player_id, event.round_id)
+    if stake is None or stake.status != "open":
+        if stake is not None and stake.paid_by == event.event_id:
+            return []  # the Settled it paid, delivered again
+        return [refusal(event, ctx, SETTLEMENT_DUPLICATE, "the round has no open stake")]
+    problem = settlement_problem(stake, state.evidence_of(event.player_id, event.round_id), event)
+    if problem is not None:
+        return [refusal(event, ctx, SETTLEMENT_MISMATCH, problem)]
     ledger = Ledger(state, stake.account, ctx)
-    # Called/Folded precede Settled on the round's partition, so this only matters if the
-    # decision event was never seen: a payout must not leave the call hanging.
+    # The verified reveal resolved the call already; this only matters if its capture or
+    # release was never published: a payout must not leave the call hanging.
     events = _resolve_call(stake, ledger, event.round_id, capture=event.decision == "call")
     # Paid even when it is 0: the ledger then closes every settled round, so nothing (not even a
     # RoundVoided that should never come) can refund a lost round, and auditors see each stake end.
@@ -71,6 +82,25 @@ def on_voided(state: State, event: RoundVoided, ctx: Context) -> list[Message]:
     key = f"refund:{event.round_id}"
     events.append(ledger.move(StakesRefunded, key, stake.taken, event.round_id))
     return events
+
+
+def settlement_problem(stake: Stake, evidence: Evidence, event: Settled) -> str | None:
+    """Why ``event`` is not the result the rules give this round, or None if it is."""
+    reveal = evidence.reveal
+    if evidence.commitment is None or reveal is None:
+        return "no revealed deck that verifies against the Dealt commitment"
+    try:
+        expected = result_of(stake, evidence.commitment, reveal)
+    except VerificationError as error:
+        return str(error)
+    wrong = differences(event, expected)
+    return None if not wrong else f"differs (got, expected): {wrong}"
+
+
+def refusal(event: Settled, ctx: Context, kind: str, detail: str) -> Malfunction:
+    """The wallet's public refusal of a Settled; ``causation_id`` names the refused record."""
+    envelope = {**ctx.envelope(event.player_id, event.round_id), "causation_id": event.event_id}
+    return Malfunction(**envelope, source="wallet", reason=f"{kind}: {detail}"[:500])
 
 
 RoundHandler: TypeAlias = Callable[[State, Any, Context], list[Message]]

@@ -1,14 +1,19 @@
-"""The wallet's state (accounts, house, round stakes, applied keys) and its fold."""
+"""The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds)
+and its fold."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from holdem.core.cards import Card
 from holdem.core.contracts import (
     CallCaptured,
+    Called,
     CallHeld,
     CallReleased,
+    Dealt,
+    Folded,
     FundsDeposited,
     FundsWithdrawn,
     Message,
@@ -19,6 +24,7 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.deck import verify_commitment
 
 AccountKey: TypeAlias = tuple[str, str, Mode]  # (player_id, currency, mode)
 HouseKey: TypeAlias = tuple[str, Mode]  # (currency, mode)
@@ -47,6 +53,7 @@ class Stake:
     call_hold: int = 0
     call: CallState = "none"
     status: RoundStatus = "open"
+    paid_by: str | None = None  # the Settled whose payout closed it (a resend of it is silent)
 
     @property
     def account(self) -> AccountKey:
@@ -56,6 +63,18 @@ class Stake:
     def taken(self) -> int:
         """What the house holds of this round's stakes: ante, bonus and a captured call."""
         return self.ante + self.aa_bonus + (self.call_hold if self.call == "captured" else 0)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """What the rounds topic proves about an open round: the commitment of its first Dealt and
+    the first decision whose revealed deck verifies against it (nothing else can be paid on)."""
+
+    commitment: str | None = None
+    reveal: Called | Folded | None = None
+    # A reveal before any deal (never the dealer's order): nothing revealed later is trusted,
+    # so folding the same records twice (a replay overlapping the live read) gives one state.
+    unverifiable: bool = False
 
 
 @dataclass(slots=True)
@@ -73,6 +92,10 @@ class State:
     open_rounds: dict[str, str] = field(default_factory=dict)  # player_id -> undecided round
     applied: set[PlayerKey] = field(default_factory=set)
     commands: dict[PlayerKey, str] = field(default_factory=dict)  # -> fingerprint of the body
+    evidence: dict[PlayerKey, Evidence] = field(default_factory=dict)  # (player, round): open
+
+    def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
+        return self.evidence.get((player_id, round_id or ""), Evidence())
 
     def account(self, key: AccountKey) -> Account:
         """The account's balances; an account never seen is empty."""
@@ -103,8 +126,11 @@ DELTAS: dict[type[WalletEvent], tuple[int, int, int]] = {
 
 
 def evolve(state: State, event: Message) -> State:
-    """Fold one wallet event into ``state``; a key already applied, or another topic's message,
-    changes nothing."""
+    """Fold one wallet event, or the Dealt/Called/Folded that prove a round's deck, into
+    ``state``; a key already applied, or any other message, changes nothing."""
+    if isinstance(event, Dealt | Called | Folded):
+        _gather(state, event)
+        return state
     if isinstance(event, WalletRejected):
         state.commands.setdefault((event.player_id, event.command_id), event.fingerprint or "")
         return state
@@ -152,11 +178,31 @@ def _track_round(state: State, event: WalletEvent) -> None:
     elif isinstance(event, CallReleased):
         stake.call = "released"
     elif isinstance(event, PayoutCredited):
-        stake.status = "paid"
+        stake.status, stake.paid_by = "paid", event.causation_id
     elif isinstance(event, StakesRefunded):
         stake.status = "refunded"
+    if stake.status != "open":
+        state.evidence.pop((event.player_id, round_id), None)
     if stake.call in {"captured", "released"} or stake.status != "open":
         _close(state, event.player_id, round_id)
+
+
+def _gather(state: State, event: Dealt | Called | Folded) -> None:
+    """Keep what a payout will be checked against; the first record of each kind wins, and a
+    reveal counts only if its deck and salt open the commitment (a forger has neither)."""
+    stake = state.round_of(event.player_id, event.round_id)
+    if stake is not None and stake.status != "open":
+        return  # replayed after the round ended: nothing left to check
+    evidence = state.evidence.setdefault((event.player_id, event.round_id), Evidence())
+    if isinstance(event, Dealt):
+        evidence.commitment = evidence.commitment or event.commitment
+    elif evidence.commitment is None:
+        evidence.unverifiable = True
+    elif evidence.reveal is None and not evidence.unverifiable:
+        salt = bytes.fromhex(event.salt)
+        deck = [Card.parse(text) for text in event.deck]
+        if verify_commitment(deck, salt, evidence.commitment):
+            evidence.reveal = event
 
 
 def _close(state: State, player_id: str, round_id: str) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -17,12 +17,13 @@ from holdem.core.contracts import (
     Dealt,
     DeckSealed,
     Folded,
+    Malfunction,
     RoundVoided,
     Settled,
     parse,
 )
 from holdem.core.deck import DeckError, deal, verify_commitment
-from holdem.core.rules import settle
+from holdem.core.verify import VerificationError, differences, result_of
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
 from holdem.runtime.topics import Topics
@@ -30,6 +31,8 @@ from holdem.runtime.topics import Topics
 ROLES = ("commands", "rounds", "wallet", "vault", "rejected")
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
+# The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
+Unseal = Callable[[DeckSealed], Sequence[str]]
 RoundKey = tuple[str, str]  # (player_id, round_id)
 
 
@@ -99,10 +102,12 @@ class RoundLog:
     decisions: list[tuple[Record, Called | Folded]] = field(default_factory=list)
     ends: list[Settled | RoundVoided] = field(default_factory=list)
     sealed: list[DeckSealed] = field(default_factory=list)
+    refused: list[Settled] = field(default_factory=list)  # the wallet refused to pay them
 
 
 def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
     logs: dict[RoundKey, RoundLog] = defaultdict(RoundLog)
+    refusals: dict[RoundKey, set[str | None]] = defaultdict(set)
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         m = record.message
         if record.role not in ("rounds", "vault") or m is None:
@@ -118,16 +123,28 @@ def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
             log.ends.append(m)
         elif isinstance(m, DeckSealed):
             log.sealed.append(m)
+        elif isinstance(m, Malfunction) and m.refuses_settled():
+            refusals[(m.player_id, m.round_id)].add(m.causation_id)
+    # A Settled the wallet refused (ADR 008) ended nothing: it is an attempt, paid nothing.
+    for key, refused in refusals.items():
+        log = logs[key]
+        log.refused = [e for e in log.ends if isinstance(e, Settled) and e.event_id in refused]
+        log.ends = [e for e in log.ends if e not in log.refused]
     return dict(logs)
 
 
 def violations(
-    records: Iterable[Record], balances: Balances | None = None, *, require_ended: bool = True
+    records: Iterable[Record],
+    balances: Balances | None = None,
+    *,
+    require_ended: bool = True,
+    unseal: Unseal | None = None,
 ) -> list[str]:
     """Every broken invariant of the run, as sentences; empty when the run is sound.
 
     ``balances``: the wallet's final (available, held) per (player, currency, mode), if known.
     ``require_ended=False`` allows rounds still open (a run stopped mid-round).
+    ``unseal``: the dealer's vault opener, to also check the cards of rounds never revealed.
     """
     records = list(records)
     rounds = rounds_of(records)
@@ -135,7 +152,7 @@ def violations(
     for key, log in sorted(rounds.items()):
         name = "/".join(key)
         found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
-    found += _secrecy_violations(records, rounds)
+    found += _secrecy_violations(records, rounds, unseal)
     found += money_violations(records, rounds, balances)
     return found
 
@@ -175,8 +192,9 @@ def _deck_violations(log: RoundLog, decision: Called | Folded) -> Iterator[str]:
     if not verify_commitment(deck, bytes.fromhex(decision.salt), dealt.commitment):
         yield "revealed deck does not verify against the Dealt commitment"
         return
+    # The vault is sealed (the audit holds no dealer key): its record must name the commitment.
     for sealed in log.sealed:
-        if sealed.commitment != dealt.commitment or sealed.deck != decision.deck:
+        if sealed.commitment != dealt.commitment:
             yield "the vault's sealed deck is not the deck committed to and revealed"
     try:
         cards = deal(deck)
@@ -194,32 +212,21 @@ def _settled_violations(log: RoundLog, settled: Settled) -> Iterator[str]:
         yield "Settled without a bet, a deal and a decision"
         return
     bet, dealt, (_, decision) = log.bets[0], log.dealt[0], log.decisions[0]
-    decided: Literal["call", "fold"] = "call" if isinstance(decision, Called) else "fold"
-    board = [*dealt.flop, decision.turn, decision.river]
-    expected = settle(
-        [Card.parse(c) for c in dealt.player_cards],
-        [Card.parse(c) for c in decision.dealer_cards],
-        [Card.parse(c) for c in board],
-        bet.ante,
-        bet.aa_bonus,
-        decided,
-    ).to_wire()
-    expected |= {
-        "decision": decided,
-        "ante": bet.ante,
-        "aa_bonus": bet.aa_bonus,
-        "call": 2 * bet.ante if decided == "call" else 0,
-        "currency": bet.currency,
-        "mode": bet.mode,
-    }
-    wrong = {k: (getattr(settled, k), v) for k, v in expected.items() if getattr(settled, k) != v}
+    try:
+        expected = result_of(bet, dealt.commitment, decision)
+    except VerificationError as error:
+        yield f"Settled a round the rules cannot settle: {error}"
+        return
+    wrong = differences(settled, expected)
     if wrong:
         yield f"Settled differs from the rules' settlement (got, expected): {wrong}"
 
 
-def _secrecy_violations(records: list[Record], rounds: Mapping[RoundKey, RoundLog]) -> list[str]:
+def _secrecy_violations(
+    records: list[Record], rounds: Mapping[RoundKey, RoundLog], unseal: Unseal | None
+) -> list[str]:
     """No dealer card, turn or river on an operator-visible topic before the round's decision."""
-    secrets = {key: _secret_cards(log) for key, log in rounds.items()}
+    secrets = {key: _secret_cards(log, unseal) for key, log in rounds.items()}
     found = []
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         if record.role not in OPERATOR_VISIBLE:
@@ -236,12 +243,12 @@ def _secrecy_violations(records: list[Record], rounds: Mapping[RoundKey, RoundLo
     return found
 
 
-def _secret_cards(log: RoundLog) -> set[str]:
+def _secret_cards(log: RoundLog, unseal: Unseal | None) -> set[str]:
     if log.decisions:
         _, decision = log.decisions[0]
         return {*decision.dealer_cards, decision.turn, decision.river}
-    if log.sealed:
-        cards = deal([Card.parse(text) for text in log.sealed[0].deck])
+    if log.sealed and unseal is not None:  # without the dealer's key the vault tells nothing
+        cards = deal([Card.parse(text) for text in unseal(log.sealed[0])])
         return {str(card) for card in (*cards.dealer, cards.turn, cards.river)}
     return set()
 

@@ -10,6 +10,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from holdem.core.contracts import (
     BetRejected,
     CommandRejected,
+    Malfunction,
     Message,
     MessageRejected,
     RoundVoided,
@@ -42,6 +43,11 @@ class Metrics:
         self.published = counter("holdem_events_published", "Events published", ["service", "type"])
         self.late_malfunctions = counter(
             "holdem_malfunction_after_settlement", "Malfunctions for settled rounds", []
+        )
+        self.settlement_mismatch = counter(
+            "holdem_settlement_mismatch",
+            "Settled records the wallet refused to pay, by reason (mismatch, duplicate)",
+            ["reason"],
         )
         self.open_rounds = Gauge(
             "holdem_open_rounds", "Rounds not yet ended", ["service"], registry=registry
@@ -100,6 +106,10 @@ class Metrics:
         elif isinstance(event, RoundVoided):
             self.rounds.labels("voided").inc()
             self.voids.labels(event.reason.split(":")[0][:40]).inc()
+        elif isinstance(event, Malfunction) and event.refuses_settled():
+            self.settlement_mismatch.labels(
+                event.reason.split(":")[0].removeprefix("settlement_")
+            ).inc()
         elif isinstance(event, WalletRejected) and event.command_type == "command.place_bet":
             return  # the same refusal is counted once, as its BetRejected
         elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):

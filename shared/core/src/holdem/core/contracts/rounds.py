@@ -8,6 +8,11 @@ from pydantic import Field
 
 from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
 
+# Malfunction.reason prefixes of the wallet's refusals of a Settled (ADR 008): one that is not
+# the rules' result of the round, and one for a round with no open stake (paid, refunded, none).
+SETTLEMENT_MISMATCH = "settlement_mismatch"
+SETTLEMENT_DUPLICATE = "settlement_duplicate"
+
 
 class RoundEvent(Message):
     TOPIC: ClassVar[str] = "rounds"
@@ -107,6 +112,12 @@ class Malfunction(RoundEvent):
     reason: str = Field(max_length=500)
     command_id: Id | None = None  # the operator's VoidRound behind it, so a resent one is a no-op
 
+    def refuses_settled(self) -> bool:
+        """The wallet's refusal of a Settled it could not verify (``causation_id`` names it): a
+        statement about one record, not a fault of the round (see ADR 008)."""
+        kinds = (SETTLEMENT_MISMATCH, SETTLEMENT_DUPLICATE)
+        return self.source == "wallet" and self.reason.startswith(kinds)
+
 
 class RoundVoided(RoundEvent):
     type: Literal["round.voided"] = "round.voided"
@@ -127,11 +138,17 @@ class CommandRejected(RoundEvent):
 
 
 class DeckSealed(RoundEvent):
-    """Private (vault topic): the shuffled deck and salt behind a round's commitment."""
+    """Private (vault topic): the deck and salt behind a round's commitment, sealed (AES-GCM).
+
+    v2: ``ciphertext`` is AES-256-GCM of the 52 card codes and the 32-byte salt under the dealer
+    key ``key_id``, with the round, player, commitment and key id as associated data, so a record
+    opens only for the round it was sealed for. A v1 record (plaintext deck) is refused.
+    """
 
     TOPIC: ClassVar[str] = "vault"
     type: Literal["vault.deck_sealed"] = "vault.deck_sealed"
-    version: Literal[1] = 1
-    deck: tuple[CardText, ...] = Field(min_length=52, max_length=52)
-    salt: str = Field(pattern=r"^[0-9a-f]{64}$")
+    version: Literal[2] = 2
+    key_id: str = Field(pattern=r"^[A-Za-z0-9._-]{1,32}$")
+    nonce: str = Field(pattern=r"^[0-9a-f]{24}$")  # 96 bits, hex
+    ciphertext: str = Field(pattern=r"^[0-9a-f]{200}$")  # 84 bytes + 16-byte tag, hex
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")

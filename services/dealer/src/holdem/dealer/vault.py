@@ -1,0 +1,119 @@
+"""The sealed vault: AES-256-GCM of each round's deck and salt under a rotating dealer key ring."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from holdem.core.contracts import DeckSealed
+from holdem.core.deck import SALT_BYTES, DeckError, commit, deck_bytes
+
+KEY_BYTES = 32  # AES-256
+NONCE_BYTES = 12  # GCM's 96-bit nonce, fresh from the OS CSPRNG per record
+DECK_CARDS = 52
+
+
+class VaultError(Exception):
+    """A vault record that cannot be opened: unknown key id, or a tag that does not verify."""
+
+
+class VaultKeyError(ValueError):
+    """A key ring that cannot be used: none given, malformed, or its active id missing."""
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What a vault record holds once opened: the deck's card codes in deal order and the salt."""
+
+    codes: tuple[int, ...]
+    salt: bytes
+
+
+def parse_keys(text: str) -> dict[str, bytes]:
+    """``kid1:<base64 of 32 bytes>,kid2:...`` (commas or newlines) into {key id: key}.
+
+    >>> sorted(parse_keys("a:" + "A" * 43 + "=, b:" + "B" * 43 + "="))
+    ['a', 'b']
+    """
+    keys: dict[str, bytes] = {}
+    for item in text.replace("\n", ",").split(","):
+        item = item.strip()
+        if not item or item.startswith("#"):
+            continue
+        key_id, sep, encoded = item.partition(":")
+        key_id = key_id.strip()
+        if not sep or not key_id.replace("-", "").replace("_", "").replace(".", "").isalnum():
+            raise VaultKeyError(f"vault key entry {key_id[:32]!r} is not 'id:<base64 key>'")
+        try:
+            key = base64.b64decode(encoded.strip(), validate=True)
+        except (binascii.Error, ValueError):
+            raise VaultKeyError(f"vault key {key_id!r} is not valid base64") from None
+        if len(key) != KEY_BYTES or key_id in keys or len(key_id) > 32 or not key_id.isascii():
+            raise VaultKeyError(f"vault key {key_id!r}: need a unique id and {KEY_BYTES} bytes")
+        keys[key_id] = key
+    return keys
+
+
+@dataclass(frozen=True)
+class Vault:
+    """Seals with the active key; opens with any key of the ring, so old records outlive a
+    rotation as long as their key stays in the ring."""
+
+    keys: Mapping[str, bytes]
+    active: str
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise VaultKeyError("the vault key ring is empty")
+        if self.active not in self.keys:
+            raise VaultKeyError(f"the active vault key id {self.active!r} is not in the ring")
+
+    def seal(
+        self, round_id: str, player_id: str, codes: Sequence[int], salt: bytes
+    ) -> dict[str, Any]:
+        """The DeckSealed fields (but the envelope) of ``codes`` and ``salt`` for one round."""
+        commitment = commit(codes, salt)
+        nonce = os.urandom(NONCE_BYTES)
+        aad = _aad(round_id, player_id, commitment, self.active)
+        sealed = AESGCM(self.keys[self.active]).encrypt(nonce, deck_bytes(codes) + salt, aad)
+        return {
+            "key_id": self.active,
+            "nonce": nonce.hex(),
+            "ciphertext": sealed.hex(),
+            "commitment": commitment,
+        }
+
+    def open(self, record: DeckSealed) -> Opened:
+        """The deck and salt of ``record``; ``VaultError`` unless it opens, for its own round,
+        to the deck its commitment names."""
+        key = self.keys.get(record.key_id)
+        if key is None:
+            raise VaultError(f"round {record.round_id}: unknown vault key id {record.key_id!r}")
+        aad = _aad(record.round_id, record.player_id, record.commitment, record.key_id)
+        try:
+            plain = AESGCM(key).decrypt(
+                bytes.fromhex(record.nonce), bytes.fromhex(record.ciphertext), aad
+            )
+        except InvalidTag:
+            raise VaultError(f"round {record.round_id}: the vault record does not verify") from None
+        codes, salt = tuple(plain[:DECK_CARDS]), plain[DECK_CARDS:]
+        # Authenticated, so this only fails for a record sealed by a broken dealer.
+        try:
+            committed = len(salt) == SALT_BYTES and commit(codes, salt) == record.commitment
+        except DeckError:
+            committed = False
+        if not committed:
+            raise VaultError(f"round {record.round_id}: the sealed deck is not the committed one")
+        return Opened(codes, salt)
+
+
+def _aad(round_id: str | None, player_id: str, commitment: str, key_id: str) -> bytes:
+    # Binds the ciphertext to its round: a record copied onto another round does not open.
+    return f"holdem.vault.v2\n{round_id}\n{player_id}\n{commitment}\n{key_id}".encode()
