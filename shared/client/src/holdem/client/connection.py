@@ -127,6 +127,18 @@ class KafkaConnection:
         return {PREFIX + k: v for k, v in values.items() if v is not None}
 
 
+def as_connection(target: KafkaConnection | str) -> KafkaConnection:
+    """``target`` itself, or for a bare ``host:port`` address: that address with the credentials
+    of this process's ``HOLDEM_KAFKA_*`` variables.
+
+    >>> as_connection("h:1").bootstrap
+    'h:1'
+    """
+    if isinstance(target, KafkaConnection):
+        return target
+    return KafkaConnection.from_env(bootstrap=target)
+
+
 def read_env_file(path: str | Path) -> dict[str, str]:
     """``KEY=VALUE`` lines; blank lines and ``#`` comments are skipped, no shell expansion."""
     out: dict[str, str] = {}
