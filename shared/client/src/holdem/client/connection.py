@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,10 @@ class KafkaConnection:
     def from_file(cls, path: str | Path) -> KafkaConnection:
         """From a ``KEY=VALUE`` file such as ``DIR/clients/<principal>.env`` of ``kafka.sh up``."""
         return cls.from_env(read_env_file(path))
+
+    def with_bootstrap(self, bootstrap: str) -> KafkaConnection:
+        """The same principal at another address."""
+        return replace(self, bootstrap=bootstrap)
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments for aiokafka's producer, consumer and admin client."""

@@ -15,13 +15,20 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from holdem.client.connection import KafkaConnection
 from holdem.core.cards import parse_cards
 from holdem.core.rtp import PUBLISHED
 from holdem.core.strategy import Decide
 from holdem.runtime.audit import AuditReport, audit_run
 from holdem.runtime.client import Operator
 from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
-from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
+from holdem.runtime.launcher import (
+    METRICS_PORTS,
+    Launcher,
+    LocalBroker,
+    free_port,
+    principals_from_env,
+)
 from holdem.runtime.load import Plan, Tally, fund, play
 from holdem.runtime.topics import Topics, ensure_topics
 
@@ -40,6 +47,7 @@ class Setup:
     partitions: int
     log_dir: Path
     own_broker: bool
+    principals: dict[str, KafkaConnection]  # admin sets up and audits, operator plays
 
     @property
     def topics(self) -> Topics:
@@ -83,8 +91,9 @@ async def setup(args: argparse.Namespace, tag: str) -> AsyncIterator[Setup]:
         bootstrap = args.bootstrap or await asyncio.to_thread(broker.up)  # type: ignore[union-attr]
         # Our own broker is empty: the default names. A shared one gets a prefix of this run's.
         prefix = args.prefix if args.prefix is not None else ("" if broker else f"demo-{tag}")
-        found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None)
-        await ensure_topics(bootstrap, found.topics, args.partitions)
+        principals = broker.principals() if broker else principals_from_env(bootstrap)
+        found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None, principals)
+        await ensure_topics(principals["admin"], found.topics, args.partitions)
         yield found
     finally:
         if broker is not None:
@@ -141,13 +150,20 @@ async def run(args: argparse.Namespace) -> int:
     await asyncio.wait_for(asyncio.to_thread(decide, *SAMPLE_DEAL), EXACT_TIMEOUT_S)
     async with setup(args, tag) as where:
         ports = metrics_ports(args)
-        launcher = Launcher(where.bootstrap, where.log_dir, where.prefix, where.partitions, ports)
+        launcher = Launcher(
+            where.bootstrap,
+            where.log_dir,
+            where.prefix,
+            where.partitions,
+            ports,
+            credentials=where.principals,
+        )
         print(f"starting dealer, wallet, settlement as processes (logs: {where.log_dir}) ...")
         started = time.monotonic()
         async with launcher:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
             tally = await _play(where, plan, decide, stop)
-            report = await audit_run(where.bootstrap, where.topics)
+            report = await audit_run(where.principals["admin"], where.topics)
         exact = await exact_or_why(args)
         print(summary(args, where, ports, tally, report, plan, exact))
     return exit_code(args, tally, report, stop.is_set())
@@ -166,7 +182,7 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
 
 
 async def _play(where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event) -> Tally:
-    async with Operator(where.bootstrap, where.topics, where.partitions) as operator:
+    async with Operator(where.principals["operator"], where.topics, where.partitions) as operator:
         await fund(operator, plan)
         with stop_on_interrupt(stop):
             return await play(operator, plan, decide, stop)
