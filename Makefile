@@ -5,7 +5,7 @@ UV ?= uv
 PY := $(UV) run --frozen python
 ROUNDS ?= 0
 
-.PHONY: install run test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
+.PHONY: install run serve test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -14,6 +14,9 @@ install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 
 run: install  ## start Kafka and the three services, play a demo load, print a summary
 	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+
+serve: install  ## broker (kept; WIPE=1 wipes it), topics and the three services, up until Ctrl-C
+	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls)
 
 test: install  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
@@ -42,11 +45,14 @@ check-rules:  ## promtool: the Prometheus rules, their unit tests, prometheus.ym
 	promtool test rules deploy/prometheus/tests/*.test.yml
 	promtool check config deploy/prometheus/prometheus.yml
 
-kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker); prints its address
-	@deploy/kafka/kafka.sh up
+kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker); prints its address
+	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) >/dev/null
+	@$(PY) -m holdem.runtime.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
+	@echo "credentials: deploy/kafka/.run/clients/<principal>.env" >&2
+	@cat deploy/kafka/.run/bootstrap
 
-kafka-down:  ## stop the broker of kafka-up
-	@deploy/kafka/kafka.sh down
+kafka-down:  ## stop the broker of kafka-up (its data stays unless WIPE=1)
+	@deploy/kafka/kafka.sh down $(if $(WIPE),--wipe)
 
 up:  ## the compose stack (needs a Docker engine)
 	docker compose up -d --build
