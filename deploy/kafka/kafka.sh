@@ -10,7 +10,8 @@
 #                                       unless --wipe. --tls: SASL_SSL instead of SASL_PLAINTEXT.
 #   kafka.sh down   [--dir DIR] [--wipe] SIGTERM, wait, SIGKILL after KAFKA_STOP_TIMEOUT seconds;
 #                                       the data stays unless --wipe
-#   kafka.sh restart [--dir DIR]        down, then up on the same data, ports and credentials
+#   kafka.sh restart [--dir DIR] [--watch PID]
+#                                       down, then up on the same data, ports and credentials
 #   kafka.sh status [--dir DIR]         exit 0 and print pid/bootstrap if running, exit 3 if not
 #
 # DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
@@ -206,6 +207,7 @@ prepare_fresh() {
     "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
         kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
         "${scram[@]}" >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    chmod 700 "$RUN_DIR/data"  # the records, and the users' salted SCRAM credentials
     write_client_envs "$protocol" "127.0.0.1:${ports% *}"
     # Written last: a dir with a state file is a complete storage that `up` may start again.
     echo "$protocol ${ports% *} ${ports#* }" >"$RUN_DIR/state"
@@ -363,5 +365,5 @@ case "${1:-}" in
     down) shift; cmd_down "$@" ;;
     restart) shift; cmd_restart "$@" ;;
     status) shift; cmd_status "$@" ;;
-    *) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

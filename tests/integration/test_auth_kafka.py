@@ -17,6 +17,7 @@ from support.kafka import Cluster
 from support.kafka_io import produce, read_all, wait_for
 
 from holdem.client.connection import KafkaConnection
+from holdem.runtime import acl
 from holdem.runtime.topics import Topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
@@ -32,6 +33,15 @@ async def connects(connection: KafkaConnection) -> None:
         await producer.start()
     finally:
         await producer.stop()
+
+
+async def test_the_cluster_holds_the_acl_set_of_the_tests_prefix(
+    kafka: Cluster, topics: Topics
+) -> None:
+    held = set(await acl.describe(kafka.admin))
+    assert set(acl.plan(prefix_of(topics))) <= held
+    with pytest.raises(acl.AclError):  # only admin may change the rules
+        await acl.apply(kafka.operator, acl.plan("elsewhere"))
 
 
 async def test_a_client_without_credentials_is_refused(kafka: Cluster) -> None:

@@ -119,7 +119,10 @@ class LocalBroker:
 
     def restart(self) -> str:
         """``kafka.sh restart``: down and up on the same data, ports and credentials."""
-        done = self._run(["restart", "--dir", str(self.run_dir)], BROKER_UP_TIMEOUT_S)
+        command = ["restart", "--dir", str(self.run_dir)]
+        if self._watch:
+            command += ["--watch", str(os.getpid())]
+        done = self._run(command, BROKER_UP_TIMEOUT_S)
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
             raise LaunchError(f"kafka.sh restart failed:\n{done.stderr[-3000:]}")
