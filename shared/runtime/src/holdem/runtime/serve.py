@@ -61,6 +61,11 @@ async def watch(launcher: Launcher, stop: asyncio.Event) -> str | None:
 
 async def serve(args: argparse.Namespace) -> int:
     run_dir = args.dir or default_dir()
+    # Before anything starts: a Ctrl-C during the start-up also ends in the orderly stop below.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     # No --watch: the broker must outlive a killed `make serve` with its data (the next run
     # finds it running); Ctrl-C stops it below.
     broker = LocalBroker(run_dir, tls=args.tls, keep=not args.wipe, watch=False)
@@ -81,10 +86,6 @@ async def serve(args: argparse.Namespace) -> int:
         print("starting dealer, wallet, settlement ...", flush=True)
         async with launcher:
             print(banner(broker, launcher, ports), flush=True)
-            stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
             died = await watch(launcher, stop)
             if died is not None:
                 service = launcher.services[died]
