@@ -87,6 +87,8 @@ def build_app(
     broker = KafkaBroker(
         connection.bootstrap,
         security=faststream_security(connection),
+        # Topics are admin's to create; the start-up check (ensure_topics) verifies ours exist.
+        allow_auto_create_topics=False,
         client_id=f"holdem-{spec.name}",
         middlewares=[KafkaPrometheusMiddleware(registry=registry, app_name=f"holdem-{spec.name}")],
     )
