@@ -6,7 +6,7 @@ PY := $(UV) run --frozen python
 ROUNDS ?= 0
 PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 
-.PHONY: install prometheus run test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
+.PHONY: install prometheus run serve test test-slow lint fmt bench contracts check-rules kafka-up kafka-down up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -17,9 +17,10 @@ prometheus:  ## promtool and the prometheus server from Debian's package into de
 	@deploy/prometheus/provision.sh >/dev/null
 
 run: install  ## start Kafka and the three services, play a demo load, print a summary
-	@# The dealer seals decks under HOLDEM_DEALER_VAULT_KEYS: this run's own key unless one is set.
-	HOLDEM_DEALER_VAULT_KEYS="$${HOLDEM_DEALER_VAULT_KEYS:-demo:$$(head -c32 /dev/urandom | base64)}" \
-	  $(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+
+serve: install  ## broker (kept; WIPE=1 wipes it), topics and the three services, up until Ctrl-C
+	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls)
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
@@ -48,11 +49,14 @@ check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, pr
 	$(PROMTOOL) test rules deploy/prometheus/tests/*.test.yml
 	$(PROMTOOL) check config deploy/prometheus/prometheus.yml
 
-kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (no Docker); prints its address
-	@deploy/kafka/kafka.sh up
+kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker); prints its address
+	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) >/dev/null
+	@$(PY) -m holdem.runtime.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
+	@echo "credentials: deploy/kafka/.run/clients/<principal>.env" >&2
+	@cat deploy/kafka/.run/bootstrap
 
-kafka-down:  ## stop the broker of kafka-up
-	@deploy/kafka/kafka.sh down
+kafka-down:  ## stop the broker of kafka-up (its data stays unless WIPE=1)
+	@deploy/kafka/kafka.sh down $(if $(WIPE),--wipe)
 
 up:  ## the compose stack (needs a Docker engine)
 	docker compose up -d --build

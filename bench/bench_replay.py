@@ -13,6 +13,7 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from prometheus_client import CollectorRegistry
 
+from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import (
     BetPlaced,
     CallCaptured,
@@ -139,9 +140,9 @@ def generate(rounds: int) -> Iterator[tuple[str, Message]]:
         yield from (("wallet", event) for event in money)
 
 
-async def fill(bootstrap: str, topics: Topics, rounds: int) -> int:
+async def fill(admin: KafkaConnection, topics: Topics, rounds: int) -> int:
     producer = AIOKafkaProducer(
-        bootstrap_servers=bootstrap, acks="all", linger_ms=20, max_batch_size=256 * 1024
+        **admin.kwargs(), acks="all", linger_ms=20, max_batch_size=256 * 1024
     )
     await producer.start()
     try:
@@ -160,14 +161,17 @@ def processor(spec: Any, topics: Topics) -> Processor[Any]:
 
 
 async def timed(
-    bootstrap: str, topics: list[str], apply: Callable[[str, bytes, bytes | None, int], None]
+    bootstrap: KafkaConnection,
+    topics: list[str],
+    apply: Callable[[str, bytes, bytes | None, int], None],
 ) -> tuple[int, float]:
     started = time.perf_counter()
     count = await replay(bootstrap, topics, range(PARTITIONS), apply)
     return count, time.perf_counter() - started
 
 
-async def measure(bootstrap: str, rounds: int) -> None:
+async def measure(bootstrap: KafkaConnection, rounds: int) -> None:
+    """As admin: the bench writes every topic, as the three services would."""
     topics = Topics.unique("bench")
     await ensure_topics(bootstrap, topics, PARTITIONS)
     started = time.perf_counter()
@@ -197,16 +201,17 @@ async def measure(bootstrap: str, rounds: int) -> None:
 
 
 async def main(rounds: int) -> None:
+    # An outside broker: the HOLDEM_KAFKA_* variables of its admin principal.
     bootstrap = os.environ.get("HOLDEM_KAFKA_BOOTSTRAP") or os.environ.get(
         "KAFKA_BOOTSTRAP_SERVERS"
     )
     if bootstrap:
-        await measure(bootstrap, rounds)
+        await measure(KafkaConnection.from_env(bootstrap=bootstrap), rounds)
         return
     broker = LocalBroker()
-    bootstrap = await asyncio.to_thread(broker.up)
+    await asyncio.to_thread(broker.up)
     try:
-        await measure(bootstrap, rounds)
+        await measure(broker.connection("admin"), rounds)
     finally:
         await asyncio.to_thread(broker.down)
 

@@ -2,14 +2,23 @@
 # A real single-node Apache Kafka (KRaft, broker+controller in one JVM) from Maven Central jars, no Docker.
 #
 #   kafka.sh fetch                      download the broker classpath once into .cache/libs/
-#   kafka.sh up     [--dir DIR] [--watch PID]
-#                                       format + start on 127.0.0.1 with free ports, wait until ready,
-#                                       print the bootstrap address as the last stdout line
-#   kafka.sh down   [--dir DIR]         SIGTERM, wait, SIGKILL after KAFKA_STOP_TIMEOUT seconds
+#   kafka.sh up     [--dir DIR] [--watch PID] [--tls] [--wipe]
+#                                       start on 127.0.0.1, wait until ready, print the bootstrap
+#                                       address as the last stdout line. A fresh DIR is formatted
+#                                       with new free ports and new credentials; a DIR with data is
+#                                       started again as it was (same ports, same credentials)
+#                                       unless --wipe. --tls: SASL_SSL instead of SASL_PLAINTEXT.
+#   kafka.sh down   [--dir DIR] [--wipe] SIGTERM, wait, SIGKILL after KAFKA_STOP_TIMEOUT seconds;
+#                                       the data stays unless --wipe
+#   kafka.sh restart [--dir DIR] [--watch PID]
+#                                       down, then up on the same data, ports and credentials
 #   kafka.sh status [--dir DIR]         exit 0 and print pid/bootstrap if running, exit 3 if not
 #
-# DIR defaults to deploy/kafka/.run/. --watch PID stops the broker when PID exits, so a test
-# session that is killed outright does not leave a JVM behind.
+# DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
+# <principal>.env (admin, dealer, wallet, settlement, operator) holds the HOLDEM_KAFKA_* variables
+# of each. The ACLs are applied by `python -m holdem.runtime.acl apply` (make kafka-up does).
+# --watch PID stops the broker (and drops its data) when PID exits, so a test session that is
+# killed outright does not leave a JVM behind.
 # Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
 # KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o), KAFKA_CDS (0 = off).
 set -euo pipefail
@@ -24,6 +33,10 @@ READY_LINE="Kafka Server started"
 
 log() { echo "kafka.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
+# shellcheck source=deploy/kafka/auth.sh
+source "$HERE/auth.sh"
+# shellcheck source=deploy/kafka/cds.sh
+source "$HERE/cds.sh"
 
 java_bin() {
     local java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
@@ -73,10 +86,14 @@ cmd_fetch() {
 parse_dir() {
     RUN_DIR="$HERE/.run"
     WATCH_PID=""
+    TLS=0
+    WIPE=0
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --dir) RUN_DIR="$2"; shift 2 ;;
             --watch) WATCH_PID="$2"; shift 2 ;;
+            --tls) TLS=1; shift ;;
+            --wipe) WIPE=1; shift ;;
             *) die "unknown argument: $1" ;;
         esac
     done
@@ -113,18 +130,15 @@ cluster_id() {
     done
 }
 
+# Holds the broker's password: readable by the owner only.
 write_config() {
-    local broker_port="$1" controller_port="$2"
-    cat >"$RUN_DIR/server.properties" <<EOF
+    local protocol="$1" broker_port="$2" controller_port="$3"
+    (umask 077; cat >"$RUN_DIR/server.properties") <<EOF
 # Written by kafka.sh up: a single-node KRaft broker+controller for development and tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$controller_port
-listeners=PLAINTEXT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$broker_port
-controller.listener.names=CONTROLLER
-inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+$(auth_properties "$protocol" "$broker_port" "$controller_port")
 log.dirs=$RUN_DIR/data
 # Topics are created explicitly with their partition counts (holdem.runtime.topics), never by accident.
 auto.create.topics.enable=false
@@ -147,50 +161,44 @@ num.io.threads=4
 EOF
 }
 
-# Class-data sharing: the first broker dumps the classes it loaded into an archive when it stops,
-# later brokers map it and start seconds sooner. Keyed by pom and JVM, since it fits only those.
-cds_archive() {
-    local java="$1"
-    echo "$CACHE/cds/kafka-$(pom_hash | cut -c1-12)-$("$java" -version 2>&1 | head -n1 | tr -cd '[:alnum:]._-').jsa"
+# A fresh storage: new ports, new credentials (and TLS material), formatted with the SCRAM users.
+prepare_fresh() {
+    local java="$1" protocol ports
+    protocol="SASL_PLAINTEXT"
+    [[ "$TLS" == 1 ]] && protocol="SASL_SSL"
+    rm -rf "$RUN_DIR/data" "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/state"
+    ports="$(free_ports)"
+    make_secrets
+    [[ "$protocol" == SASL_SSL ]] && make_tls
+    write_config "$protocol" "${ports% *}" "${ports#* }"
+    local -a scram
+    mapfile -t scram < <(scram_args)
+    "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
+        kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
+        "${scram[@]}" >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    chmod 700 "$RUN_DIR/data"  # the records, and the users' salted SCRAM credentials
+    write_client_envs "$protocol" "127.0.0.1:${ports% *}"
+    # Written last: a dir with a state file is a complete storage that `up` may start again.
+    echo "$protocol ${ports% *} ${ports#* }" >"$RUN_DIR/state"
 }
 
-cds_options() {
-    local java="$1" archive
-    [[ "${KAFKA_CDS:-1}" == 1 ]] || return 0
-    archive="$(cds_archive "$java")"
-    if [[ -s "$archive" ]]; then
-        echo "-XX:SharedArchiveFile=$archive"
-    else
-        # Dumped into the run dir; `down` validates it and only then moves it into the cache.
-        mkdir -p "$CACHE/cds"
-        echo "$java" >"$RUN_DIR/cds.java"
-        echo "-XX:ArchiveClassesAtExit=$RUN_DIR/cds.jsa"
+# Kept data: the ports and protocol of its state file, the credentials of its secrets.
+prepare_kept() {
+    local protocol broker_port controller_port
+    read -r protocol broker_port controller_port <"$RUN_DIR/state"
+    if [[ "$TLS" == 1 && "$protocol" != SASL_SSL ]]; then
+        die "$RUN_DIR holds a $protocol broker: --tls needs --wipe (a new storage)"
     fi
-}
-
-# Runs after the broker exited cleanly: an archive a JVM cannot map would crash every later start.
-cds_keep() {
-    local java archive
-    [[ -f "$RUN_DIR/cds.java" && -s "$RUN_DIR/cds.jsa" ]] || { rm -f "$RUN_DIR/cds.java" "$RUN_DIR/cds.jsa"; return 0; }
-    java="$(cat "$RUN_DIR/cds.java")"
-    archive="$(cds_archive "$java")"
-    if "$java" -XX:SharedArchiveFile="$RUN_DIR/cds.jsa" -Xshare:on -cp "$LIBS/*" -version >/dev/null 2>&1; then
-        mv -f "$RUN_DIR/cds.jsa" "$archive"  # atomic: parallel brokers may race to install theirs
-    fi
-    rm -f "$RUN_DIR/cds.java" "$RUN_DIR/cds.jsa"
+    write_config "$protocol" "$broker_port" "$controller_port"
+    write_client_envs "$protocol" "127.0.0.1:$broker_port"
+    log "starting again on the kept data of $RUN_DIR (same ports and credentials)"
 }
 
 start_once() {
-    local java="$1" ports broker_port controller_port pid deadline cds
-    ports="$(free_ports)"
-    broker_port="${ports% *}"
-    controller_port="${ports#* }"
+    local java="$1" pid deadline cds broker_port
     # Old logs must go before the start: the readiness poll could match a previous run's line.
-    rm -rf "$RUN_DIR/data" "$RUN_DIR/server.log" "$RUN_DIR/bootstrap"
-    write_config "$broker_port" "$controller_port"
-    "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
-        kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
-        >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    rm -f "$RUN_DIR/server.log" "$RUN_DIR/bootstrap"
+    read -r _ broker_port _ <"$RUN_DIR/state"
     cds="$(cds_options "$java")"
     # setsid: the broker must not get the caller's Ctrl-C or die with make's process group.
     # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS and cds are lists of JVM flags on purpose
@@ -209,13 +217,13 @@ start_once() {
         fi
         if ! alive "$pid"; then
             rm -f "$RUN_DIR/pid"
-            # A port taken between choosing and binding: worth another try with new ports.
+            # A port taken between choosing and binding: worth another try (new ports if fresh).
             grep -q "Address already in use" "$RUN_DIR/server.log" 2>/dev/null && return 2
             # A JVM that died on the shared archive: drop the archive, the next try runs without.
             if [[ "$cds" == -XX:SharedArchiveFile=* ]]; then
                 log "broker died with CDS archive ${cds#*=}, removing it and retrying"
                 rm -f "${cds#*=}"
-                return 2
+                return 3
             fi
             tail -n 40 "$RUN_DIR/server.log" >&2
             die "broker exited during start-up (log: $RUN_DIR/server.log)"
@@ -242,7 +250,7 @@ start_watchdog() {
 
 cmd_up() {
     parse_dir "$@"
-    local pid java started rc attempt
+    local pid java started rc attempt kept=0
     if pid="$(running_pid)"; then
         log "already running (pid $pid)"
         cat "$RUN_DIR/bootstrap"
@@ -251,15 +259,27 @@ cmd_up() {
     cmd_fetch
     java="$(java_bin)"
     started=$SECONDS
+    if [[ "$WIPE" == 0 && -f "$RUN_DIR/state" && -d "$RUN_DIR/data" ]]; then
+        kept=1
+        prepare_kept
+    else
+        prepare_fresh "$java"
+    fi
     for attempt in 1 2 3; do
         rc=0
         start_once "$java" || rc=$?
         [[ $rc -eq 0 ]] && break
-        [[ $rc -eq 2 && $attempt -lt 3 ]] || die "could not start the broker"
+        [[ $rc -ge 2 && $attempt -lt 3 ]] || die "could not start the broker"
+        if [[ $rc -eq 2 && $kept -eq 1 ]]; then
+            # Its clients were told this address: taking another would strand them.
+            die "port $(cut -d' ' -f2 "$RUN_DIR/state") of the kept broker is taken (--wipe for new ports)"
+        fi
+        [[ $rc -eq 2 ]] && prepare_fresh "$java"
         log "retrying the start"
     done
     [[ -n "$WATCH_PID" ]] && start_watchdog "$WATCH_PID"
-    log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log"
+    log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log," \
+        "credentials $RUN_DIR/clients/<principal>.env"
     cat "$RUN_DIR/bootstrap"
 }
 
@@ -283,13 +303,25 @@ cmd_down_quiet() {
 cmd_down() {
     parse_dir "$@"
     cmd_down_quiet
+    if [[ "$WIPE" == 1 ]]; then
+        rm -rf "$RUN_DIR/data" "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/secrets" \
+            "$RUN_DIR/state" "$RUN_DIR/server.properties"
+        log "wiped the data and credentials of $RUN_DIR"
+    fi
+}
+
+cmd_restart() {
+    parse_dir "$@"
+    [[ "$WIPE" == 0 ]] || die "restart keeps the data: use down --wipe, then up"
+    cmd_down_quiet
+    cmd_up "$@"
 }
 
 cmd_status() {
     parse_dir "$@"
     local pid
     if pid="$(running_pid)"; then
-        echo "running pid=$pid bootstrap=$(cat "$RUN_DIR/bootstrap" 2>/dev/null || echo '?') dir=$RUN_DIR"
+        echo "running pid=$pid bootstrap=$(cat "$RUN_DIR/bootstrap" 2>/dev/null || echo '?') dir=$RUN_DIR clients=$RUN_DIR/clients"
         return 0
     fi
     echo "stopped dir=$RUN_DIR"
@@ -300,6 +332,7 @@ case "${1:-}" in
     fetch) shift; cmd_fetch "$@" ;;
     up) shift; cmd_up "$@" ;;
     down) shift; cmd_down "$@" ;;
+    restart) shift; cmd_restart "$@" ;;
     status) shift; cmd_status "$@" ;;
-    *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

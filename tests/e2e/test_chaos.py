@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.dealer import VAULT_KEYS
+from support.kafka import Cluster
 
 from holdem.client import KafkaConnection, Operator
 from holdem.runtime.audit import audit_run
@@ -53,14 +54,14 @@ async def kill_at_random(launcher: Launcher, chaos: Chaos) -> None:
         chaos.kills.append((name, seconds, replayed))
 
 
-async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -> Tally:
+async def load_under_chaos(launcher: Launcher, operator: KafkaConnection, topics: Topics) -> Tally:
     # Ended by `stop`; every 25th round is voided by the operator, so refunds face crashes too.
     plan = Plan(rounds=100_000, players=8, voids=4_000, step_s=STEP_S)
     chaos = Chaos(seed=int(os.environ.get("CHAOS_SEED", random.randrange(2**32))))
-    async with Operator(KafkaConnection(bootstrap), topics, PARTITIONS) as operator:
-        await fund(operator, plan)
+    async with Operator(operator, topics, PARTITIONS) as client:
+        await fund(client, plan)
         stop = asyncio.Event()
-        load = asyncio.create_task(play(operator, plan, strategy_for("basic"), stop))
+        load = asyncio.create_task(play(client, plan, strategy_for("basic"), stop))
         try:
             await kill_at_random(launcher, chaos)
         finally:
@@ -72,17 +73,21 @@ async def load_under_chaos(launcher: Launcher, bootstrap: str, topics: Topics) -
 
 
 async def test_services_killed_at_random_moments_lose_and_double_nothing(
-    kafka_bootstrap: str, tmp_path: Path
+    kafka: Cluster, tmp_path: Path
 ) -> None:
     topics = Topics.unique("chaos")
     prefix = topics.commands.removesuffix(".holdem.commands")
-    await ensure_topics(kafka_bootstrap, topics, partitions=PARTITIONS, wait=60)
+    await ensure_topics(kafka.admin, topics, partitions=PARTITIONS, wait=60)
+    await kafka.authorize(prefix)
     started = time.monotonic()
 
     vault = {"HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS}  # one key across the dealer's restarts
-    async with Launcher(kafka_bootstrap, tmp_path, prefix, PARTITIONS, extra_env=vault) as launcher:
-        tally = await load_under_chaos(launcher, kafka_bootstrap, topics)
-        report = await audit_run(kafka_bootstrap, topics)
+    launcher = Launcher(
+        kafka.bootstrap, tmp_path, prefix, PARTITIONS, extra_env=vault, credentials=kafka.principals
+    )
+    async with launcher:
+        tally = await load_under_chaos(launcher, kafka.operator, topics)
+        report = await audit_run(kafka.admin, topics)
 
     logs = f"(service logs in {tmp_path})"
     assert not tally.stalled, f"rounds that never ended for the player: {tally.stalled} {logs}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
@@ -11,6 +12,9 @@ from pathlib import Path
 
 import pytest
 from support.dealer import VAULT_KEYS
+from support.kafka import Cluster
+
+from holdem.runtime.topics import Topics, ensure_topics
 
 pytestmark = pytest.mark.kafka
 
@@ -26,20 +30,37 @@ def service_logs(log_dir: Path, lines: int = 40) -> str:
     return "\n".join(tails)
 
 
-def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
-    kafka_bootstrap: str, tmp_path: Path
+async def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
+    kafka: Cluster, tmp_path: Path
 ) -> None:
+    # An outside broker for the demo: its principals' env files, its topics granted by admin.
+    prefix = f"smoke-{uuid.uuid4().hex[:12]}"
+    await ensure_topics(kafka.admin, Topics().with_prefix(prefix), partitions=3, wait=60)
+    await kafka.authorize(prefix)
+    clients = tmp_path / "clients"
+    clients.mkdir()
+    for name, connection in kafka.principals.items():
+        lines = (f"{key}={value}" for key, value in connection.env().items())
+        (clients / f"{name}.env").write_text("\n".join(lines) + "\n")
     env = {
-        **os.environ,
-        "HOLDEM_KAFKA_BOOTSTRAP": kafka_bootstrap,
-        "HOLDEM_TOPIC_PREFIX": f"smoke-{uuid.uuid4().hex[:12]}",
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_KAFKA_")},
+        "HOLDEM_KAFKA_BOOTSTRAP": kafka.bootstrap,
+        "HOLDEM_KAFKA_CLIENTS_DIR": str(clients),
+        "HOLDEM_TOPIC_PREFIX": prefix,
+        "HOLDEM_PARTITIONS": "3",
         "HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS,  # the dealer does not deal without one
     }
     command = [sys.executable, "-m", "holdem.runtime.demo", "--rounds", str(ROUNDS)]
     command += ["--players", "4", "--no-metrics", "--no-exact", "--log-dir", str(tmp_path)]
 
-    done = subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S, check=False
+    done = await asyncio.to_thread(
+        subprocess.run,
+        command,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT_S,
+        check=False,
     )
 
     report = f"{done.stdout}\n{done.stderr[-4000:]}\n{service_logs(tmp_path)}"
@@ -51,4 +72,4 @@ def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
     assert re.search(rf"^progress: {ROUNDS}/{ROUNDS} rounds, .* main RTP ", done.stdout, re.M)
     picture = re.search(r"^picture: (\S+\.png) ", done.stdout, re.M)
     assert picture, report
-    assert Path(picture.group(1)).read_bytes().startswith(b"\x89PNG"), report
+    assert Path(picture.group(1)).read_bytes().startswith(b"\x89PNG"), report  # noqa: ASYNC240

@@ -1,4 +1,5 @@
-"""Real-Kafka smoke test: the client features the services rely on work against our broker."""
+"""Real-Kafka smoke test: the client features the services rely on work against our broker
+(as admin: these are Kafka's semantics, the ACLs have tests of their own)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,18 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from support.kafka import Cluster
 
+from holdem.client.connection import KafkaConnection
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
+
+
+@pytest.fixture
+def kafka_admin(kafka: Cluster) -> KafkaConnection:
+    return kafka.admin
+
 
 # Whole-test bound: a broker or client hang fails the test instead of blocking the run.
 TEST_BOUND_S = 90
@@ -26,8 +35,8 @@ def unique(name: str) -> str:
 
 
 @asynccontextmanager
-async def producer(bootstrap: str, **config: Any) -> AsyncIterator[AIOKafkaProducer]:
-    p = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", **config)
+async def producer(bootstrap: KafkaConnection, **config: Any) -> AsyncIterator[AIOKafkaProducer]:
+    p = AIOKafkaProducer(**bootstrap.kwargs(), acks="all", **config)
     await p.start()
     try:
         yield p
@@ -36,10 +45,12 @@ async def producer(bootstrap: str, **config: Any) -> AsyncIterator[AIOKafkaProdu
 
 
 @asynccontextmanager
-async def consumer(bootstrap: str, *topics: str, **config: Any) -> AsyncIterator[AIOKafkaConsumer]:
+async def consumer(
+    bootstrap: KafkaConnection, *topics: str, **config: Any
+) -> AsyncIterator[AIOKafkaConsumer]:
     c = AIOKafkaConsumer(
         *topics,
-        bootstrap_servers=bootstrap,
+        **bootstrap.kwargs(),
         auto_offset_reset="earliest",
         enable_auto_commit=False,
         **config,
@@ -51,8 +62,8 @@ async def consumer(bootstrap: str, *topics: str, **config: Any) -> AsyncIterator
         await c.stop()
 
 
-async def partitions_of(bootstrap: str, topic: str) -> list[TopicPartition]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def partitions_of(bootstrap: KafkaConnection, topic: str) -> list[TopicPartition]:
+    admin = AIOKafkaAdminClient(**bootstrap.kwargs())
     await admin.start()
     try:
         (described,) = await admin.describe_topics([topic])
@@ -61,7 +72,9 @@ async def partitions_of(bootstrap: str, topic: str) -> list[TopicPartition]:
     return [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
 
 
-async def read_to_end(bootstrap: str, topic: str, isolation_level: str) -> list[ConsumerRecord]:
+async def read_to_end(
+    bootstrap: KafkaConnection, topic: str, isolation_level: str
+) -> list[ConsumerRecord]:
     """Every record of `topic` up to its end; for read_committed, once no transaction is open.
 
     A commit returns before the broker has written its markers, so the last stable offset can
@@ -96,8 +109,8 @@ def values(records: Iterable[ConsumerRecord]) -> list[str]:
     return [r.value.decode() for r in records]
 
 
-async def group_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def group_offsets(bootstrap: KafkaConnection, group: str) -> dict[TopicPartition, int]:
+    admin = AIOKafkaAdminClient(**bootstrap.kwargs())
     await admin.start()
     try:
         committed = await admin.list_consumer_group_offsets(group)
@@ -107,7 +120,7 @@ async def group_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]
 
 
 async def settled_group_offsets(
-    bootstrap: str, group: str, expected: dict[TopicPartition, int]
+    bootstrap: KafkaConnection, group: str, expected: dict[TopicPartition, int]
 ) -> dict[TopicPartition, int]:
     """The group's offsets once they equal `expected`, or whatever they are after 5 s.
 
@@ -122,17 +135,17 @@ async def settled_group_offsets(
 
 
 async def test_keyed_records_stay_in_order_on_one_partition_per_key(
-    kafka_bootstrap: str, topics: Topics
+    kafka_admin: KafkaConnection, topics: Topics
 ) -> None:
     players = [f"player-{i}" for i in range(6)]
     async with asyncio.timeout(TEST_BOUND_S):
-        async with producer(kafka_bootstrap) as p:
+        async with producer(kafka_admin) as p:
             for seq in range(5):
                 for player in players:
                     await p.send_and_wait(
                         topics.commands, f"{player}:{seq}".encode(), player.encode()
                     )
-        records = await read_to_end(kafka_bootstrap, topics.commands, "read_uncommitted")
+        records = await read_to_end(kafka_admin, topics.commands, "read_uncommitted")
 
     assert len(records) == 30
     for player in players:
@@ -143,18 +156,18 @@ async def test_keyed_records_stay_in_order_on_one_partition_per_key(
 
 
 async def test_a_second_group_member_resumes_after_the_committed_offset(
-    kafka_bootstrap: str, topics: Topics
+    kafka_admin: KafkaConnection, topics: Topics
 ) -> None:
     group = unique("resume")
     async with asyncio.timeout(TEST_BOUND_S):
-        async with producer(kafka_bootstrap) as p:
+        async with producer(kafka_admin) as p:
             for seq in range(10):
                 await p.send_and_wait(topics.wallet, f"entry-{seq}".encode(), PLAYER)
-        async with consumer(kafka_bootstrap, topics.wallet, group_id=group) as first:
+        async with consumer(kafka_admin, topics.wallet, group_id=group) as first:
             seen = await take(first, 4)
             tp = TopicPartition(topics.wallet, seen[-1].partition)
             await first.commit({tp: seen[-1].offset + 1})
-        async with consumer(kafka_bootstrap, topics.wallet, group_id=group) as second:
+        async with consumer(kafka_admin, topics.wallet, group_id=group) as second:
             committed = await second.committed(tp)
             rest = await take(second, 6)
 
@@ -164,10 +177,10 @@ async def test_a_second_group_member_resumes_after_the_committed_offset(
 
 
 async def test_read_committed_sees_committed_transactions_and_never_aborted_ones(
-    kafka_bootstrap: str, topics: Topics
+    kafka_admin: KafkaConnection, topics: Topics
 ) -> None:
     async with asyncio.timeout(TEST_BOUND_S):
-        async with producer(kafka_bootstrap, transactional_id=unique("smoke-tx")) as p:
+        async with producer(kafka_admin, transactional_id=unique("smoke-tx")) as p:
             async with p.transaction():
                 await p.send(topics.rounds, b"committed-1", PLAYER)
                 await p.send(topics.rounds, b"committed-2", PLAYER)
@@ -176,8 +189,8 @@ async def test_read_committed_sees_committed_transactions_and_never_aborted_ones
             await p.abort_transaction()
             async with p.transaction():
                 await p.send(topics.rounds, b"committed-3", PLAYER)
-        committed_view = await read_to_end(kafka_bootstrap, topics.rounds, "read_committed")
-        raw_view = await read_to_end(kafka_bootstrap, topics.rounds, "read_uncommitted")
+        committed_view = await read_to_end(kafka_admin, topics.rounds, "read_committed")
+        raw_view = await read_to_end(kafka_admin, topics.rounds, "read_uncommitted")
 
     assert values(committed_view) == ["committed-1", "committed-2", "committed-3"]
     # The aborted record did reach the log: read_committed filtered it, it was not just lost.
@@ -185,17 +198,17 @@ async def test_read_committed_sees_committed_transactions_and_never_aborted_ones
 
 
 async def test_consume_transform_produce_commits_its_input_offsets_in_the_transaction(
-    kafka_bootstrap: str, topics: Topics
+    kafka_admin: KafkaConnection, topics: Topics
 ) -> None:
     group = unique("transformer")
     async with asyncio.timeout(TEST_BOUND_S):
-        async with producer(kafka_bootstrap) as plain:
+        async with producer(kafka_admin) as plain:
             for seq in range(7):
                 await plain.send_and_wait(topics.commands, f"cmd-{seq}".encode(), PLAYER)
         async with (
-            producer(kafka_bootstrap, transactional_id=unique("transformer-tx")) as p,
+            producer(kafka_admin, transactional_id=unique("transformer-tx")) as p,
             consumer(
-                kafka_bootstrap, topics.commands, group_id=group, isolation_level="read_committed"
+                kafka_admin, topics.commands, group_id=group, isolation_level="read_committed"
             ) as c,
         ):
             # Step 1 commits: outputs and the input offset become visible together.
@@ -206,7 +219,7 @@ async def test_consume_transform_produce_commits_its_input_offsets_in_the_transa
                     await p.send(topics.rounds, record.value.upper(), record.key)
                 await p.send_offsets_to_transaction({tp: batch[-1].offset + 1}, group)
             expected = {tp: batch[-1].offset + 1}
-            after_commit = await settled_group_offsets(kafka_bootstrap, group, expected)
+            after_commit = await settled_group_offsets(kafka_admin, group, expected)
             # Step 2 aborts: neither its outputs nor its offset may show.
             batch2 = await take(c, 2)
             await p.begin_transaction()
@@ -214,12 +227,12 @@ async def test_consume_transform_produce_commits_its_input_offsets_in_the_transa
                 await p.send(topics.rounds, record.value.upper(), record.key)
             await p.send_offsets_to_transaction({tp: batch2[-1].offset + 1}, group)
             await p.abort_transaction()
-        output = await read_to_end(kafka_bootstrap, topics.rounds, "read_committed")
+        output = await read_to_end(kafka_admin, topics.rounds, "read_committed")
         # read_to_end waited for the abort's markers: any offset it were to commit would show now.
-        after_abort = await group_offsets(kafka_bootstrap, group)
+        after_abort = await group_offsets(kafka_admin, group)
         # A restarted member of the group replays from the last committed input offset.
         async with consumer(
-            kafka_bootstrap, topics.commands, group_id=group, isolation_level="read_committed"
+            kafka_admin, topics.commands, group_id=group, isolation_level="read_committed"
         ) as restarted:
             replayed = await take(restarted, 2)
 

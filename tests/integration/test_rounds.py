@@ -6,6 +6,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from support.kafka import Cluster
 from support.messages import command
 from support.rounds import RoundEvents, deck_for
 from support.stack import Stack
@@ -39,9 +40,9 @@ PAY_ROWS = [
 
 
 @pytest.fixture(scope="module")
-async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
+async def stack(kafka: Cluster) -> AsyncIterator[Stack]:
     """One set of services for the module; each test plays with players of its own."""
-    shared = Stack(kafka_bootstrap, Topics.unique("rounds"))
+    shared = Stack(kafka, Topics.unique("rounds"))
     await shared.open()
     try:
         yield shared

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.kafka import Cluster
 from support.kafka_io import produce, read_all, wait_for
 from support.messages import command
 from support.toy import TOY
 
+from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import Call, Malfunction, dump, parse
 from holdem.runtime.app import build_app, running
 from holdem.runtime.settings import RuntimeSettings
@@ -17,23 +19,24 @@ from holdem.runtime.topics import Topics
 pytestmark = pytest.mark.kafka
 
 
-def settings_for(bootstrap: str, topics: Topics) -> RuntimeSettings:
+def settings_for(kafka: Cluster, topics: Topics) -> RuntimeSettings:
     prefix = topics.commands.removesuffix(".holdem.commands")
-    return RuntimeSettings(kafka_bootstrap=bootstrap, topic_prefix=prefix, partitions=3)
+    # The toy is no principal of the game: it runs as admin (its names have no ACLs).
+    return RuntimeSettings(**kafka.settings("admin"), topic_prefix=prefix, partitions=3)  # type: ignore[arg-type]
 
 
 async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
-    kafka_bootstrap: str, topics: Topics
+    kafka: Cluster, operator: KafkaConnection, topics: Topics
 ) -> None:
-    settings = settings_for(kafka_bootstrap, topics)
+    settings = settings_for(kafka, topics)
     first = command(Call, round_id="r1")
 
     async def malfunctions() -> list[Malfunction]:
-        records = await read_all(kafka_bootstrap, topics.rounds)
+        records = await read_all(operator, topics.rounds)
         return [parse("rounds", r.value) for r in records]
 
     async with running(build_app(TOY, settings)):
-        await produce(kafka_bootstrap, topics.commands, "p1", dump(first))
+        await produce(operator, topics.commands, "p1", dump(first))
 
         async def one() -> bool:
             return len(await malfunctions()) == 1
@@ -43,8 +46,8 @@ async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
     restarted = build_app(TOY, settings)
     async with running(restarted):
         # the same command again (an operator retry), then a new one
-        await produce(kafka_bootstrap, topics.commands, "p1", dump(first))
-        await produce(kafka_bootstrap, topics.commands, "p1", dump(command(Call, round_id="r2")))
+        await produce(operator, topics.commands, "p1", dump(first))
+        await produce(operator, topics.commands, "p1", dump(command(Call, round_id="r2")))
 
         async def two() -> bool:
             return len(await malfunctions()) >= 2

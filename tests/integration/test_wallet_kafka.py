@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
+from support.kafka import Cluster
 from support.kafka_io import produce, read_all, wait_for
 from support.wallet import balances, deposit, place_bet, round_events, verified_settled
 
@@ -18,22 +19,24 @@ from holdem.wallet.settings import WalletSettings
 pytestmark = pytest.mark.kafka
 
 
-def settings_for(bootstrap: str, topics: Topics) -> WalletSettings:
+def settings_for(kafka: Cluster, topics: Topics) -> WalletSettings:
     prefix = topics.commands.removesuffix(".holdem.commands")
-    return WalletSettings(kafka_bootstrap=bootstrap, topic_prefix=prefix, metrics_port=0)
+    return WalletSettings(**kafka.settings("wallet"), topic_prefix=prefix, metrics_port=0)  # type: ignore[arg-type]
 
 
 async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settlement_once(
-    kafka_bootstrap: str, topics: Topics
+    kafka: Cluster, topics: Topics
 ) -> None:
-    settings = settings_for(kafka_bootstrap, topics)
+    settings = settings_for(kafka, topics)
 
     async def send(topic: str, message: Message) -> None:
-        await produce(kafka_bootstrap, topic, message.player_id, dump(message))
+        # Commands as the operator; round events as admin, standing in for dealer and settlement.
+        who = kafka.operator if topic == topics.commands else kafka.admin
+        await produce(who, topic, message.player_id, dump(message))
 
     async def ledger() -> list[str]:
         return [
-            parse("wallet", r.value).type for r in await read_all(kafka_bootstrap, topics.wallet)
+            parse("wallet", r.value).type for r in await read_all(kafka.operator, topics.wallet)
         ]
 
     def has(count: int) -> Callable[[], Awaitable[bool]]:

@@ -7,13 +7,14 @@ from collections.abc import Awaitable, Callable
 
 from aiokafka import AIOKafkaProducer, ConsumerRecord
 
+from holdem.client.connection import KafkaConnection, as_connection
 from holdem.runtime.audit_read import partitions_of, read_topic
 
 __all__ = ["partitions_of", "produce", "read_all", "wait_for"]
 
 
-async def produce(bootstrap: str, topic: str, key: str, value: bytes) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+async def produce(connection: KafkaConnection | str, topic: str, key: str, value: bytes) -> None:
+    producer = AIOKafkaProducer(**as_connection(connection).kwargs(), acks="all")
     await producer.start()
     try:
         await producer.send_and_wait(topic, value=value, key=key.encode())
@@ -21,9 +22,11 @@ async def produce(bootstrap: str, topic: str, key: str, value: bytes) -> None:
         await producer.stop()
 
 
-async def read_all(bootstrap: str, topic: str) -> list[ConsumerRecord[bytes, bytes]]:
+async def read_all(
+    connection: KafkaConnection | str, topic: str
+) -> list[ConsumerRecord[bytes, bytes]]:
     """Every committed record of ``topic`` up to its current end (the audit's reader)."""
-    return await read_topic(bootstrap, topic)
+    return await read_topic(connection, topic)
 
 
 async def wait_for(predicate: Callable[[], Awaitable[bool]], timeout: float) -> None:

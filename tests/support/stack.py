@@ -12,6 +12,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from holdem.client.connection import KafkaConnection
 from holdem.core.cards import Card
 from holdem.core.contracts import Message, dump
 from holdem.dealer.app import create_app as dealer_app
@@ -25,6 +26,7 @@ from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
 from support.dealer import VAULT_KEYS
 from support.invariants import ROLES, Record, violations
+from support.kafka import Cluster
 from support.ledger_check import Balances
 
 WAIT_S = 30.0  # the bound of every wait: a lost event fails the test, it never hangs it
@@ -49,13 +51,14 @@ class ForcedDecks:
 
 
 class Observer:
-    """Reads every committed record of the five topics, from the beginning, as they arrive."""
+    """Reads every committed record of the five topics, from the beginning, as they arrive
+    (as admin: the vault is readable by the dealer alone)."""
 
-    def __init__(self, bootstrap: str, topics: Topics) -> None:
+    def __init__(self, admin: KafkaConnection, topics: Topics) -> None:
         self.records: list[Record] = []
         self._roles = {getattr(topics, role): role for role in ROLES}
         self._consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap,
+            **admin.kwargs(),
             isolation_level="read_committed",
             enable_auto_commit=False,
             auto_offset_reset="earliest",  # a reset in flight from assign() must not skip records
@@ -94,15 +97,17 @@ class Observer:
 
 @dataclass
 class Stack:
-    """The three services on one topic prefix; tests isolate themselves by player id."""
+    """The three services on one topic prefix, each as its own principal; tests isolate
+    themselves by player id."""
 
-    bootstrap: str
+    kafka: Cluster
     topics: Topics
     partitions: int = 3
     decks: ForcedDecks = field(default_factory=ForcedDecks)
     services: dict[str, ServiceApp] = field(default_factory=dict)
     observer: Observer | None = None
-    _producer: AIOKafkaProducer | None = None
+    _producer: AIOKafkaProducer | None = None  # the operator's
+    _forger: AIOKafkaProducer | None = None  # admin's, standing in for a service
 
     @property
     def prefix(self) -> str:
@@ -110,7 +115,7 @@ class Stack:
 
     def create(self, name: str) -> ServiceApp:
         common: dict[str, Any] = {
-            "kafka_bootstrap": self.bootstrap,
+            **self.kafka.settings(name),
             "topic_prefix": self.prefix,
             "partitions": self.partitions,
             "metrics_port": 0,
@@ -146,10 +151,13 @@ class Stack:
         await self.start(name)
 
     async def open(self) -> None:
-        await ensure_topics(self.bootstrap, self.topics, self.partitions, wait=WAIT_S)
-        self._producer = AIOKafkaProducer(bootstrap_servers=self.bootstrap, acks="all")
+        await ensure_topics(self.kafka.admin, self.topics, self.partitions, wait=WAIT_S)
+        await self.kafka.authorize(self.prefix)
+        self._producer = AIOKafkaProducer(**self.kafka.operator.kwargs(), acks="all")
         await self._producer.start()
-        self.observer = Observer(self.bootstrap, self.topics)
+        self._forger = AIOKafkaProducer(**self.kafka.admin.kwargs(), acks="all")
+        await self._forger.start()
+        self.observer = Observer(self.kafka.admin, self.topics)
         await self.observer.start(self.partitions)
         await self.start()
 
@@ -157,14 +165,17 @@ class Stack:
         await self.stop()
         if self.observer is not None:
             await self.observer.stop()
-        if self._producer is not None:
-            await self._producer.stop()
+        for producer in (self._producer, self._forger):
+            if producer is not None:
+                await producer.stop()
 
     async def send(self, message: Message, role: str | None = None) -> None:
-        """Publish as the operator (commands) or as another service would (``role``)."""
-        assert self._producer is not None
+        """Publish as the operator (commands) or as another service would (``role``: as admin,
+        since the operator may not write there)."""
+        producer = self._forger if role else self._producer
+        assert producer is not None
         topic = getattr(self.topics, role or message.TOPIC)
-        await self._producer.send_and_wait(topic, dump(message), key=message.player_id.encode())
+        await producer.send_and_wait(topic, dump(message), key=message.player_id.encode())
 
     def records(self, *players: str) -> list[Record]:
         assert self.observer is not None

@@ -12,7 +12,15 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 # The only settings the services take from the environment in the compose stack (README.md).
-DOCUMENTED_ENV = {"HOLDEM_KAFKA_BOOTSTRAP", "HOLDEM_METRICS_PORT", "HOLDEM_PARTITIONS"}
+DOCUMENTED_ENV = {
+    "HOLDEM_KAFKA_BOOTSTRAP",
+    "HOLDEM_KAFKA_SECURITY_PROTOCOL",
+    "HOLDEM_KAFKA_SASL_MECHANISM",
+    "HOLDEM_KAFKA_SASL_USERNAME",
+    "HOLDEM_KAFKA_SASL_PASSWORD",
+    "HOLDEM_METRICS_PORT",
+    "HOLDEM_PARTITIONS",
+}
 METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
 
 
@@ -110,3 +118,47 @@ def test_grafana_provisions_prometheus_and_the_dashboards_folder(
     mounts = dict(v.rsplit(":", 2)[:2] for v in compose["services"]["grafana"]["volumes"])
     assert mounts["./deploy/grafana/dashboards"] == provider["options"]["path"]
     assert (REPO / "deploy" / "grafana" / "dashboards").is_dir()
+
+
+def test_each_built_service_authenticates_as_its_own_principal_with_scram(
+    built: dict[str, dict[str, Any]],
+) -> None:
+    expected = {"topic-init": "admin", **{name: name for name in METRICS_PORTS}}
+    assert set(expected) == set(built)
+    for name, principal in expected.items():
+        env = env_of(built[name])
+        assert env["HOLDEM_KAFKA_SECURITY_PROTOCOL"] == "SASL_PLAINTEXT", name
+        assert env["HOLDEM_KAFKA_SASL_MECHANISM"] == "SCRAM-SHA-512", name
+        assert env["HOLDEM_KAFKA_SASL_USERNAME"] == principal, name
+        # A variable of the operator's environment or .env, never a literal in the file.
+        assert env["HOLDEM_KAFKA_SASL_PASSWORD"].startswith(
+            f"${{HOLDEM_{principal.upper()}_PASSWORD"
+        ), name
+
+
+def test_topic_init_creates_the_topics_and_applies_the_acls_as_admin(
+    built: dict[str, dict[str, Any]],
+) -> None:
+    entrypoint = " ".join(built["topic-init"]["entrypoint"])
+    assert "holdem.runtime.topics" in entrypoint
+    assert "holdem.runtime.acl apply" in entrypoint
+
+
+def test_the_broker_requires_scram_and_denies_what_no_acl_allows(
+    compose: dict[str, Any],
+) -> None:
+    kafka = compose["services"]["kafka"]
+    mounts = dict(v.rsplit(":", 2)[:2] for v in kafka["volumes"] if v.startswith("./"))
+    script_path = mounts["./deploy/compose/kafka-start.sh"]
+    assert script_path in kafka["entrypoint"]
+    script = (REPO / "deploy" / "compose" / "kafka-start.sh").read_text()
+    protocols = re.search(r"^listener\.security\.protocol\.map=(.*)$", script, re.M)
+    assert protocols is not None
+    assert {p.split(":")[1] for p in protocols.group(1).split(",")} == {"SASL_PLAINTEXT"}
+    assert "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer" in script
+    assert "allow.everyone.if.no.acl.found=false" in script
+    assert "super.users=User:admin;User:broker" in script
+    for principal in ("broker", "admin", "dealer", "wallet", "settlement", "operator"):
+        assert f"$(scram {principal} " in script, principal
+        assert f"HOLDEM_{principal.upper()}_PASSWORD" in env_of(kafka), principal
+    assert not {k for k in env_of(kafka) if k.startswith("KAFKA_") and "LISTENER" in k}

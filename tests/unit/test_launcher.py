@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from holdem.client.connection import KafkaConnection
 from holdem.runtime import app
-from holdem.runtime.launcher import READY_EVENT, LaunchError, ServiceProcess
+from holdem.runtime.launcher import READY_EVENT, Launcher, LaunchError, ServiceProcess
 
 
 def fake(tmp_path: Path, script: str) -> ServiceProcess:
@@ -75,3 +76,17 @@ async def test_a_service_that_ignores_sigterm_is_killed_after_the_grace(tmp_path
     code = await service.stop(grace_s=0.5)
 
     assert code == -signal.SIGKILL
+
+
+def test_each_service_process_gets_its_own_principal_and_none_of_the_launchers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOLDEM_KAFKA_SASL_USERNAME", "admin")
+    monkeypatch.setenv("HOLDEM_KAFKA_SSL_CAFILE", "/the/launchers/ca.pem")
+    dealer = KafkaConnection("127.0.0.1:1", "SASL_PLAINTEXT", "SCRAM-SHA-512", "dealer", "pw")
+    launcher = Launcher("127.0.0.1:1", tmp_path, credentials={"dealer": dealer})
+    env = launcher.env_for("dealer")
+    assert KafkaConnection.from_env(env) == dealer
+    assert "HOLDEM_KAFKA_SSL_CAFILE" not in env
+    # Without credentials a service inherits the launcher's HOLDEM_KAFKA_* (an outside broker).
+    assert launcher.env_for("wallet")["HOLDEM_KAFKA_SASL_USERNAME"] == "admin"

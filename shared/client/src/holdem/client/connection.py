@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,10 @@ class KafkaConnection:
         """From a ``KEY=VALUE`` file such as ``DIR/clients/<principal>.env`` of ``kafka.sh up``."""
         return cls.from_env(read_env_file(path))
 
+    def with_bootstrap(self, bootstrap: str) -> KafkaConnection:
+        """The same principal at another address."""
+        return replace(self, bootstrap=bootstrap)
+
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments for aiokafka's producer, consumer and admin client."""
         out: dict[str, Any] = {
@@ -125,6 +129,18 @@ class KafkaConnection:
             "SSL_CAFILE": self.ssl_cafile,
         }
         return {PREFIX + k: v for k, v in values.items() if v is not None}
+
+
+def as_connection(target: KafkaConnection | str) -> KafkaConnection:
+    """``target`` itself, or for a bare ``host:port`` address: that address with the credentials
+    of this process's ``HOLDEM_KAFKA_*`` variables.
+
+    >>> as_connection("h:1").bootstrap
+    'h:1'
+    """
+    if isinstance(target, KafkaConnection):
+        return target
+    return KafkaConnection.from_env(bootstrap=target)
 
 
 def read_env_file(path: str | Path) -> dict[str, str]:

@@ -26,6 +26,7 @@ from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import BrokerOutbox, FatalError, Outbox, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.replay import replay
+from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.topics import ensure_topics
 
@@ -66,9 +67,7 @@ class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
         async with self.processor.lock:
             started = time.perf_counter()
             self.processor.reset()
-            count = await replay(
-                self.settings.kafka_bootstrap, topics, partitions, self.processor.fold
-            )
+            count = await replay(self.settings.connection, topics, partitions, self.processor.fold)
             seconds = time.perf_counter() - started
         self.ready = True
         self.processor.metrics.replay_duration.labels(spec.name).observe(seconds)
@@ -87,8 +86,12 @@ def build_app(
     through the broker, and nothing at startup touches Kafka."""
     registry = registry if registry is not None else CollectorRegistry()
     scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
+    connection = settings.connection
     broker = KafkaBroker(
-        settings.kafka_bootstrap,
+        connection.bootstrap,
+        security=faststream_security(connection),
+        # Topics are admin's to create; the start-up check (ensure_topics) verifies ours exist.
+        allow_auto_create_topics=False,
         client_id=f"holdem-{spec.name}",
         middlewares=[KafkaPrometheusMiddleware(registry=registry, app_name=f"holdem-{spec.name}")],
     )
@@ -97,7 +100,7 @@ def build_app(
         BrokerOutbox(broker)
         if in_memory
         else TransactionalOutbox(
-            settings.kafka_bootstrap,
+            connection,
             f"{scope}holdem-{spec.name}-{settings.instance_id}",
             settings.publish_retries,
         )
@@ -172,7 +175,11 @@ def _add_lifecycle(
 
     @app.on_startup
     async def start() -> None:
-        await ensure_topics(settings.kafka_bootstrap, settings.topics, settings.partitions)
+        # Only the topics it uses: a service principal may not even see the others (ACLs).
+        spec = processor.spec
+        roles = {*spec.inputs, *spec.state_roles, *spec.outputs, "rejected"}
+        names = sorted(getattr(settings.topics, role) for role in roles)
+        await ensure_topics(settings.connection, names, settings.partitions)
         await processor.outbox.start()
         if settings.metrics_port:
             start_http_server(settings.metrics_port, registry=registry)

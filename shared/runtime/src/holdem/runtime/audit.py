@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from holdem.client.connection import KafkaConnection
 from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
@@ -56,7 +57,7 @@ class Record:
         return cls(role, partition, offset, raw, timestamp, message)
 
 
-async def read_run(bootstrap: str, topics: Topics) -> list[Record]:
+async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
     """Every committed record of the run's five topics."""
     records: list[Record] = []
     for role in ROLES:
@@ -88,8 +89,11 @@ def check(records: Iterable[Record], *, require_ended: bool = True) -> AuditRepo
     return AuditReport(len(records), len(placed), sum(1 for log in placed if log.ends), found)
 
 
-async def audit_run(bootstrap: str, topics: Topics, *, require_ended: bool = True) -> AuditReport:
-    """Read every committed record of the run's topics and check the invariants on them."""
+async def audit_run(
+    bootstrap: KafkaConnection | str, topics: Topics, *, require_ended: bool = True
+) -> AuditReport:
+    """Read every committed record of the run's topics (the vault too: run it as ``admin``)
+    and check the invariants on them."""
     return check(await read_run(bootstrap, topics), require_ended=require_ended)
 
 

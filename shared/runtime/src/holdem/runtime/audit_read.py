@@ -6,22 +6,26 @@ import time
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
+from holdem.client.connection import KafkaConnection, as_connection
+
 READ_TIMEOUT_S = 120.0
 
 
 async def read_topic(
-    bootstrap: str, topic: str, timeout_s: float = READ_TIMEOUT_S
+    connection: KafkaConnection | str, topic: str, timeout_s: float = READ_TIMEOUT_S
 ) -> list[ConsumerRecord[bytes, bytes]]:
-    """Every committed record of ``topic`` up to the end offsets taken when the read starts."""
+    """Every committed record of ``topic`` up to the end offsets taken when the read starts.
+    The audit reads the vault too, so it runs as ``admin``."""
+    connection = as_connection(connection)
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
+        **connection.kwargs(),
         isolation_level="read_committed",
         enable_auto_commit=False,
         auto_offset_reset="earliest",
     )
     await consumer.start()
     try:
-        partitions = await partitions_of(bootstrap, topic)
+        partitions = await partitions_of(connection, topic)
         if not partitions:
             raise LookupError(f"topic {topic} does not exist")
         assignment = [TopicPartition(topic, p) for p in sorted(partitions)]
@@ -54,9 +58,9 @@ async def _drain(
     return records
 
 
-async def partitions_of(bootstrap: str, topic: str) -> set[int]:
+async def partitions_of(connection: KafkaConnection | str, topic: str) -> set[int]:
     # A producer fetches one topic's metadata on demand; a consumer's cache holds only its own.
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    producer = AIOKafkaProducer(**as_connection(connection).kwargs())
     await producer.start()
     try:
         return set(await producer.partitions_for(topic))

@@ -23,7 +23,13 @@ from holdem.runtime.audit import AuditReport, audit_run
 from holdem.runtime.demo_live import live_view
 from holdem.runtime.demo_plot import plot_rtp
 from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
-from holdem.runtime.launcher import METRICS_PORTS, Launcher, LocalBroker, free_port
+from holdem.runtime.launcher import (
+    METRICS_PORTS,
+    Launcher,
+    LocalBroker,
+    free_port,
+    principals_from_env,
+)
 from holdem.runtime.load import Plan, Tally, fund, play
 from holdem.runtime.topics import Topics, ensure_topics
 
@@ -42,6 +48,7 @@ class Setup:
     partitions: int
     log_dir: Path
     own_broker: bool
+    principals: dict[str, KafkaConnection]  # admin sets up and audits, operator plays
 
     @property
     def topics(self) -> Topics:
@@ -87,8 +94,9 @@ async def setup(args: argparse.Namespace, tag: str) -> AsyncIterator[Setup]:
         bootstrap = args.bootstrap or await asyncio.to_thread(broker.up)  # type: ignore[union-attr]
         # Our own broker is empty: the default names. A shared one gets a prefix of this run's.
         prefix = args.prefix if args.prefix is not None else ("" if broker else f"demo-{tag}")
-        found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None)
-        await ensure_topics(bootstrap, found.topics, args.partitions)
+        principals = broker.principals() if broker else principals_from_env(bootstrap)
+        found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None, principals)
+        await ensure_topics(principals["admin"], found.topics, args.partitions)
         yield found
     finally:
         if broker is not None:
@@ -147,13 +155,20 @@ async def run(args: argparse.Namespace) -> int:
     exact = await exact_or_why(args)
     async with setup(args, tag) as where:
         ports = metrics_ports(args)
-        launcher = Launcher(where.bootstrap, where.log_dir, where.prefix, where.partitions, ports)
+        launcher = Launcher(
+            where.bootstrap,
+            where.log_dir,
+            where.prefix,
+            where.partitions,
+            ports,
+            credentials=where.principals,
+        )
         print(f"starting dealer, wallet, settlement as processes (logs: {where.log_dir}) ...")
         started = time.monotonic()
         async with launcher:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
             tally = await _play(where, plan, decide, stop, exact)
-            report = await audit_run(where.bootstrap, where.topics)
+            report = await audit_run(where.principals["admin"], where.topics)
         picture = draw(args, where, tally, exact)
         print(summary(args, where, ports, tally, report, plan, exact, picture))
     return exit_code(args, tally, report, stop.is_set())
@@ -184,9 +199,7 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
 async def _play(
     where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event, exact: Exact
 ) -> Tally:
-    # Credentials (SASL, TLS) from the HOLDEM_KAFKA_* environment; the broker is this run's.
-    connection = KafkaConnection.from_env(bootstrap=where.bootstrap)
-    async with Operator(connection, where.topics, where.partitions) as operator:
+    async with Operator(where.principals["operator"], where.topics, where.partitions) as operator:
         await fund(operator, plan)
         tally = Tally()
         with stop_on_interrupt(stop):

@@ -3,22 +3,41 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import ctypes
 import json
 import os
-import shutil
+import secrets
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+from holdem.client.connection import PREFIX, KafkaConnection
+from holdem.runtime.broker import (  # re-exported: the launcher's users import them from here
+    LaunchError,
+    LocalBroker,
+    kafka_script,
+    principals_from_env,
+    read_principals,
+)
+
+__all__ = [
+    "LaunchError",
+    "Launcher",
+    "LocalBroker",
+    "ServiceProcess",
+    "kafka_script",
+    "principals_from_env",
+    "read_principals",
+]
 
 SERVICES: tuple[str, ...] = ("wallet", "dealer", "settlement")
 METRICS_PORTS: Mapping[str, int] = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
@@ -27,71 +46,7 @@ METRICS_PORTS: Mapping[str, int] = {"dealer": 9101, "wallet": 9102, "settlement"
 READY_EVENT = "replayed"
 READY_TIMEOUT_S = 90.0  # a restart waits out the dead member's session (10 s) before the replay
 STOP_TIMEOUT_S = 15.0
-BROKER_UP_TIMEOUT_S = 600.0  # a cold machine downloads the broker's jars first
-BROKER_DOWN_TIMEOUT_S = 60.0
 _PR_SET_PDEATHSIG = 1
-
-
-class LaunchError(RuntimeError):
-    """A broker or service that did not start, or died before it was ready."""
-
-
-def kafka_script() -> Path:
-    """deploy/kafka/kafka.sh of this checkout, or the one HOLDEM_KAFKA_SH names."""
-    if named := os.environ.get("HOLDEM_KAFKA_SH"):
-        return Path(named)
-    for root in (Path(__file__).resolve().parents[5], Path.cwd()):
-        script = root / "deploy" / "kafka" / "kafka.sh"
-        if script.is_file():
-            return script
-    raise LaunchError(
-        "deploy/kafka/kafka.sh not found: run from the repository or set HOLDEM_KAFKA_SH"
-    )
-
-
-class LocalBroker:
-    """A real single-node Kafka from ``kafka.sh up`` in a run dir of its own; ``down`` at exit."""
-
-    def __init__(self, run_dir: Path | None = None) -> None:
-        self._own_dir = run_dir is None  # a temp dir of ours is removed at down()
-        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-kafka-"))
-        self.bootstrap: str | None = None
-
-    def up(self) -> str:
-        # --watch: should this process be killed outright, the script still stops the broker.
-        command = ["up", "--dir", str(self.run_dir), "--watch", str(os.getpid())]
-        done = self._run(command, BROKER_UP_TIMEOUT_S)
-        lines = done.stdout.strip().splitlines()
-        if done.returncode != 0 or not lines:
-            raise LaunchError(
-                f"kafka.sh up failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
-            )
-        self.bootstrap = lines[-1]
-        return self.bootstrap
-
-    def down(self) -> None:
-        """Stop the broker and drop its data (the run dir's logs stay unless it is our temp)."""
-        self._run(["down", "--dir", str(self.run_dir)], BROKER_DOWN_TIMEOUT_S)
-        self.bootstrap = None
-        shutil.rmtree(self.run_dir if self._own_dir else self.run_dir / "data", ignore_errors=True)
-
-    def _run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(
-                [str(kafka_script()), *args],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise LaunchError(f"kafka.sh {args[0]} took over {timeout:.0f}s") from exc
-
-    def __enter__(self) -> str:
-        return self.up()
-
-    def __exit__(self, *exc: object) -> None:
-        self.down()
 
 
 def _die_with_parent() -> None:
@@ -211,6 +166,10 @@ class ServiceProcess:
         return "\n".join(text.splitlines()[-lines:])
 
 
+def _new_vault_key() -> str:
+    return "launch:" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
 @dataclass
 class Launcher:
     """The three services against one broker and topic prefix; start, crash, restart, stop."""
@@ -221,6 +180,13 @@ class Launcher:
     partitions: int = 3
     metrics_ports: Mapping[str, int] = field(default_factory=dict)  # missing name = off (0)
     extra_env: Mapping[str, str] = field(default_factory=dict)
+    # Each service's principal (LocalBroker.principals()); a missing one inherits HOLDEM_KAFKA_*.
+    credentials: Mapping[str, KafkaConnection] = field(default_factory=dict)
+    # The dealer's vault key ring: the environment's, else one made for this launcher (the same
+    # across its restarts, so a restarted dealer opens the decks it sealed).
+    vault_keys: str = field(
+        default_factory=lambda: os.environ.get("HOLDEM_DEALER_VAULT_KEYS") or _new_vault_key()
+    )
     services: dict[str, ServiceProcess] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -230,17 +196,24 @@ class Launcher:
         }
 
     def env_for(self, name: str) -> dict[str, str]:
-        """The process environment: this one's, plus the HOLDEM_* settings of the service."""
+        """The process environment: this one's, plus the HOLDEM_* settings of the service, which
+        connects as its own principal when ``credentials`` has it."""
+        inherited = dict(os.environ)
+        kafka = {"HOLDEM_KAFKA_BOOTSTRAP": self.bootstrap}
+        if name in self.credentials:
+            inherited = {k: v for k, v in inherited.items() if not k.startswith(PREFIX)}
+            kafka = self.credentials[name].env()
         return {
-            **os.environ,
+            **inherited,
             "PYTHONUNBUFFERED": "1",
-            "HOLDEM_KAFKA_BOOTSTRAP": self.bootstrap,
+            **kafka,
             "HOLDEM_TOPIC_PREFIX": self.prefix,
             "HOLDEM_PARTITIONS": str(self.partitions),
             # Stable per service: a restarted instance reuses its transactional id and so fences
             # (aborts) whatever its killed predecessor left open.
             "HOLDEM_INSTANCE_ID": "0",
             "HOLDEM_METRICS_PORT": str(self.metrics_ports.get(name, 0)),
+            "HOLDEM_DEALER_VAULT_KEYS": self.vault_keys,
             **self.extra_env,
         }
 

@@ -12,6 +12,8 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError, ProducerFenced
 from faststream.kafka import KafkaBroker
 
+from holdem.client.connection import KafkaConnection, as_connection
+
 log = structlog.get_logger(__name__)
 
 Record = tuple[str, str, bytes]  # topic, key (player_id), value (JSON)
@@ -37,8 +39,10 @@ class TransactionalOutbox:
     """All events of one decision in one aiokafka transaction: consumers that read committed
     see every event of a decision or none, even if the process dies half-way."""
 
-    def __init__(self, bootstrap: str, transactional_id: str, retries: int = 5) -> None:
-        self._bootstrap = bootstrap
+    def __init__(
+        self, connection: KafkaConnection | str, transactional_id: str, retries: int = 5
+    ) -> None:
+        self._connection = as_connection(connection)
         self._transactional_id = transactional_id
         self._producer: AIOKafkaProducer | None = None
         self._retries = retries
@@ -47,7 +51,7 @@ class TransactionalOutbox:
         # Made here, not in __init__: aiokafka needs a running loop, and a service's app is
         # built before its loop runs (holdem.runtime.app.run).
         self._producer = AIOKafkaProducer(
-            bootstrap_servers=self._bootstrap,
+            **self._connection.kwargs(),
             transactional_id=self._transactional_id,
             enable_idempotence=True,
             acks="all",

@@ -8,9 +8,11 @@ from collections.abc import Callable, Collection
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from holdem.client.connection import KafkaConnection, as_connection
+
 
 async def replay(
-    bootstrap: str,
+    connection: KafkaConnection | str,
     topics: Collection[str],
     partitions: Collection[int],
     apply: Callable[[str, bytes, bytes | None, int], None],
@@ -25,7 +27,7 @@ async def replay(
     if not assignment:
         return 0
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
+        **as_connection(connection).kwargs(),
         group_id=None,
         enable_auto_commit=False,
         isolation_level="read_committed",

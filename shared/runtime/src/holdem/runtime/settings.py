@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from holdem.client.connection import KafkaConnection
 from holdem.runtime.topics import Topics
 
 
@@ -16,6 +17,14 @@ class RuntimeSettings(BaseSettings):
     kafka_bootstrap: str = Field(
         default="127.0.0.1:9092", description="Kafka bootstrap servers, host:port[,host:port]"
     )
+    # The HOLDEM_KAFKA_* variables of the service's principal (kafka.sh's clients/<name>.env).
+    kafka_security_protocol: str = Field(
+        default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"
+    )
+    kafka_sasl_mechanism: str | None = Field(default=None, description="SCRAM-SHA-512 (SASL_*)")
+    kafka_sasl_username: str | None = Field(default=None, description="the service's principal")
+    kafka_sasl_password: SecretStr | None = Field(default=None, description="its password")
+    kafka_ssl_cafile: str | None = Field(default=None, description="CA file (SSL, SASL_SSL)")
     topic_prefix: str = Field(
         default="", description="Prefix for every topic name (tenants, tests); empty = defaults"
     )
@@ -34,6 +43,19 @@ class RuntimeSettings(BaseSettings):
     publish_retries: int = Field(
         default=5, ge=0, description="Attempts to publish one decision before the service gives up"
     )
+
+    @property
+    def connection(self) -> KafkaConnection:
+        """How this service reaches Kafka, as which principal."""
+        password = self.kafka_sasl_password
+        return KafkaConnection(
+            bootstrap=self.kafka_bootstrap,
+            security_protocol=self.kafka_security_protocol.upper(),
+            sasl_mechanism=self.kafka_sasl_mechanism,
+            username=self.kafka_sasl_username,
+            password=password.get_secret_value() if password is not None else None,
+            ssl_cafile=self.kafka_ssl_cafile,
+        )
 
     @property
     def topics(self) -> Topics:

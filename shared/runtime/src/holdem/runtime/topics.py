@@ -11,8 +11,14 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError, for_code
+from aiokafka.errors import (
+    KafkaConnectionError,
+    TopicAlreadyExistsError,
+    TopicAuthorizationFailedError,
+    for_code,
+)
 
+from holdem.client.connection import KafkaConnection, as_connection
 from holdem.client.topics import Topics  # defined in the SDK so it installs alone; re-exported
 
 log = logging.getLogger(__name__)
@@ -25,10 +31,11 @@ class TopicPartitionMismatchError(RuntimeError):
 __all__ = ["TopicPartitionMismatchError", "Topics", "ensure_topics", "main"]
 
 
-async def _connected_admin(bootstrap: str, deadline: float) -> AIOKafkaAdminClient:
+async def _connected_admin(connection: KafkaConnection, deadline: float) -> AIOKafkaAdminClient:
     # A broker still starting (compose, CI) refuses connections for a while: retry until due.
+    bootstrap = connection.bootstrap
     while True:
-        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+        admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=10_000)
         try:
             await asyncio.wait_for(admin.start(), timeout=max(deadline - time.monotonic(), 0.1))
             return admin
@@ -45,6 +52,11 @@ async def _partition_counts(
 ) -> dict[str, tuple[int, int]]:
     """(partitions, partitions with a leader) per topic that the broker knows."""
     described = await admin.describe_topics(names)
+    hidden = [
+        t["topic"] for t in described if t["error_code"] == TopicAuthorizationFailedError.errno
+    ]
+    if hidden:
+        raise TopicAuthorizationFailedError(f"this principal may not describe {hidden}")
     return {
         t["topic"]: (len(t["partitions"]), sum(1 for p in t["partitions"] if p["leader"] >= 0))
         for t in described
@@ -53,7 +65,7 @@ async def _partition_counts(
 
 
 async def ensure_topics(
-    bootstrap: str,
+    connection: KafkaConnection | str,
     topics: Topics | Iterable[str],
     partitions: int,
     replication: int = 1,
@@ -64,12 +76,15 @@ async def ensure_topics(
     Idempotent: existing topics are accepted if their partition count matches, since every
     topic must share one count for co-partitioning by player_id. Gives up (TimeoutError or
     KafkaConnectionError) after `wait` seconds, so a missing broker fails instead of hanging.
+    A principal that may not create topics (the services: only admin creates them) gets the
+    refusal as "already exists, check it": a missing topic then times out naming it.
     """
+    connection = as_connection(connection)
     names = list(topics.names() if isinstance(topics, Topics) else topics)
     if partitions < 1 or replication < 1:
         raise ValueError(f"partitions and replication must be >= 1: {partitions}, {replication}")
     deadline = time.monotonic() + wait
-    admin = await _connected_admin(bootstrap, deadline)
+    admin = await _connected_admin(connection, deadline)
     try:
         new = [NewTopic(name, partitions, replication) for name in names]
         response = await asyncio.wait_for(
@@ -77,7 +92,7 @@ async def ensure_topics(
         )
         existing = []
         for name, code, *_ in response.topic_errors:
-            if code == TopicAlreadyExistsError.errno:
+            if code in (TopicAlreadyExistsError.errno, TopicAuthorizationFailedError.errno):
                 existing.append(name)
             elif code != 0:
                 raise for_code(code)(f"creating topic {name}")
@@ -96,15 +111,15 @@ async def ensure_topics(
             await asyncio.sleep(0.1)
     finally:
         await admin.close()
-    await _wait_until_leaders_serve(bootstrap, names, partitions, deadline)
+    await _wait_until_leaders_serve(connection, names, partitions, deadline)
 
 
 async def _wait_until_leaders_serve(
-    bootstrap: str, names: list[str], partitions: int, deadline: float
+    connection: KafkaConnection, names: list[str], partitions: int, deadline: float
 ) -> None:
     # Metadata names a leader a moment before that broker serves the partition (a produce then
     # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it.
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+    consumer = AIOKafkaConsumer(**connection.kwargs(), request_timeout_ms=10_000)
     await asyncio.wait_for(consumer.start(), timeout=max(deadline - time.monotonic(), 0.1))
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
@@ -116,7 +131,8 @@ async def _wait_until_leaders_serve(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m holdem.runtime.topics`: create the game's topics (compose's topic-init step)."""
+    """`python -m holdem.runtime.topics`: create the game's topics (compose's topic-init step),
+    as the principal of the HOLDEM_KAFKA_* variables (admin)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--bootstrap", default=os.environ.get("HOLDEM_KAFKA_BOOTSTRAP"))
     parser.add_argument(
@@ -130,7 +146,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--bootstrap or HOLDEM_KAFKA_BOOTSTRAP is required")
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     topics = Topics().with_prefix(args.prefix) if args.prefix else Topics()
-    asyncio.run(ensure_topics(args.bootstrap, topics, args.partitions, args.replication, args.wait))
+    connection = KafkaConnection.from_env(bootstrap=args.bootstrap)
+    asyncio.run(ensure_topics(connection, topics, args.partitions, args.replication, args.wait))
     print(" ".join(f"{name}:{args.partitions}" for name in topics.names()))
 
 

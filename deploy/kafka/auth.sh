@@ -1,0 +1,118 @@
+# Sourced by kafka.sh: the broker's principals, their SCRAM credentials, TLS material and the
+# per-principal client env files. Everything lives in the run dir and is made once per fresh
+# storage (the SCRAM users are written into the metadata log at format time), so a restart on
+# kept data reuses them. See docs/adr/007-broker-authentication-and-acls.md.
+
+# The clients' principals; `broker` is the broker's own identity (inter-broker and controller).
+PRINCIPALS=(admin dealer wallet settlement operator)
+SCRAM_MECHANISM="SCRAM-SHA-512"
+
+new_password() {
+    # Alphanumeric only: the password goes into JAAS lines and --add-scram without quoting issues.
+    local out=""
+    while ((${#out} < 32)); do out+="$(head -c 48 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"; done
+    echo "${out:0:32}"
+}
+
+# secrets/<name>: one password per principal (0600, in a 0700 dir), made on a fresh storage only.
+make_secrets() {
+    local name
+    rm -rf "$RUN_DIR/secrets"
+    mkdir -m 700 "$RUN_DIR/secrets"
+    for name in broker "${PRINCIPALS[@]}"; do
+        (umask 077; new_password >"$RUN_DIR/secrets/$name")
+    done
+}
+
+secret() { cat "$RUN_DIR/secrets/$1"; }
+
+# The --add-scram arguments of StorageTool format: every principal plus the broker itself.
+scram_args() {
+    local name
+    for name in broker "${PRINCIPALS[@]}"; do
+        printf '%s\n' "--add-scram" "$SCRAM_MECHANISM=[name=$name,password=$(secret "$name")]"
+    done
+}
+
+# A private CA and a broker certificate for 127.0.0.1/localhost, with openssl (no downloads).
+make_tls() {
+    local tls="$RUN_DIR/tls"
+    command -v openssl >/dev/null || die "openssl not found: needed for --tls"
+    rm -rf "$tls"
+    mkdir -m 700 "$tls"
+    (
+        umask 077
+        openssl req -x509 -newkey rsa:2048 -nodes -days 825 -subj "/CN=holdem local CA" \
+            -keyout "$tls/ca.key" -out "$tls/ca.pem" >/dev/null 2>&1
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+            -keyout "$tls/broker.key.pem" -out "$tls/broker.csr" >/dev/null 2>&1
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n' \
+            >"$tls/ext.cnf"
+        openssl x509 -req -in "$tls/broker.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+            -CAcreateserial -days 825 -extfile "$tls/ext.cnf" -out "$tls/broker.crt" >/dev/null 2>&1
+        # Kafka's PEM key store: an unencrypted PKCS#8 key followed by the certificate chain.
+        openssl pkcs8 -topk8 -nocrypt -in "$tls/broker.key.pem" -out "$tls/broker.pem"
+        cat "$tls/broker.crt" "$tls/ca.pem" >>"$tls/broker.pem"
+        rm -f "$tls/broker.csr" "$tls/broker.key.pem" "$tls/ext.cnf" "$tls/ca.srl"
+    ) || die "could not make the TLS material in $tls"
+    chmod 644 "$tls/ca.pem"  # the CA certificate is public: clients need it
+}
+
+# The listener part of server.properties. Clients: SCRAM-SHA-512 (SASL_PLAINTEXT, or SASL_SSL with
+# --tls). Controller: SASL PLAIN on loopback, because SCRAM credentials live in the metadata log
+# the controller serves, so the controller cannot check them before that log is up.
+auth_properties() {
+    local protocol="$1" broker_port="$2" controller_port="$3" pw
+    pw="$(secret broker)"
+    cat <<EOF
+listeners=CLIENT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=CLIENT://127.0.0.1:$broker_port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=CLIENT
+listener.security.protocol.map=CLIENT:$protocol,CONTROLLER:SASL_PLAINTEXT
+sasl.enabled.mechanisms=$SCRAM_MECHANISM
+sasl.mechanism.inter.broker.protocol=$SCRAM_MECHANISM
+listener.name.client.sasl.enabled.mechanisms=$SCRAM_MECHANISM
+listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$pw";
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="$pw" user_broker="$pw";
+# KRaft's authorizer; no ACL = no access. admin sets up, broker is this node itself.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=false
+super.users=User:admin;User:broker
+EOF
+    if [[ "$protocol" == SASL_SSL ]]; then
+        cat <<EOF
+listener.name.client.ssl.keystore.type=PEM
+listener.name.client.ssl.keystore.location=$RUN_DIR/tls/broker.pem
+listener.name.client.ssl.truststore.type=PEM
+listener.name.client.ssl.truststore.location=$RUN_DIR/tls/ca.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$RUN_DIR/tls/ca.pem
+EOF
+    fi
+}
+
+# clients/<principal>.env: the HOLDEM_KAFKA_* variables every client of the game reads.
+write_client_envs() {
+    local protocol="$1" bootstrap="$2" name file
+    mkdir -p -m 700 "$RUN_DIR/clients"
+    for name in "${PRINCIPALS[@]}"; do
+        file="$RUN_DIR/clients/$name.env"
+        (
+            umask 077
+            {
+                echo "# kafka.sh: the $name principal of the broker in $RUN_DIR"
+                echo "HOLDEM_KAFKA_BOOTSTRAP=$bootstrap"
+                echo "HOLDEM_KAFKA_SECURITY_PROTOCOL=$protocol"
+                echo "HOLDEM_KAFKA_SASL_MECHANISM=$SCRAM_MECHANISM"
+                echo "HOLDEM_KAFKA_SASL_USERNAME=$name"
+                echo "HOLDEM_KAFKA_SASL_PASSWORD=$(secret "$name")"
+                [[ "$protocol" == SASL_SSL ]] && echo "HOLDEM_KAFKA_SSL_CAFILE=$RUN_DIR/tls/ca.pem"
+                true
+            } >"$file.tmp"
+        )
+        mv -f "$file.tmp" "$file"
+    done
+}

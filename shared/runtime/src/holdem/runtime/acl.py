@@ -1,0 +1,207 @@
+"""The least-privilege ACL set of the game's principals, printed or applied as admin."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.protocol.admin import (
+    CreateAclsRequest_v1,
+    DescribeAclsRequest_v1,
+)
+from aiokafka.protocol.api import Request
+
+from holdem.client.connection import KafkaConnection
+from holdem.runtime.topics import Topics
+
+
+@dataclass(frozen=True)
+class Access:
+    """A service's topic roles, as its Spec declares them (checked by tests/unit/runtime)."""
+
+    inputs: tuple[str, ...]  # consumed by its group
+    state_roles: tuple[str, ...]  # replayed (group-less reads)
+    outputs: tuple[str, ...]  # published in its transactions, besides "rejected"
+
+
+SERVICES: dict[str, Access] = {
+    "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
+    "wallet": Access(("commands", "rounds"), ("wallet",), ("rounds", "wallet")),
+    "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
+}
+OPERATOR_WRITES = ("commands",)
+OPERATOR_READS = ("rounds", "wallet", "rejected")
+OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
+PRINCIPALS = ("admin", *SERVICES, "operator")  # admin is a super user: it needs no ACL
+
+# Kafka's wire codes (org.apache.kafka.common.resource / acl).
+RESOURCE = {"TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONAL_ID": 5}
+PATTERN = {"ANY": 1, "LITERAL": 3, "PREFIXED": 4}
+OPERATION = {"ANY": 1, "READ": 3, "WRITE": 4, "DESCRIBE": 8}
+ALLOW = 3
+ANY_PERMISSION = 1
+ANY_RESOURCE = 1
+
+
+@dataclass(frozen=True, order=True)
+class Acl:
+    """One ALLOW rule: ``principal`` may ``operation`` on ``resource`` ``name`` (``pattern``)."""
+
+    principal: str
+    resource: str
+    name: str
+    pattern: str
+    operation: str
+
+
+class AclError(RuntimeError):
+    """The broker refused to create or describe ACLs (not admin? no authorizer?)."""
+
+
+def plan(prefix: str = "") -> list[Acl]:
+    """Every ACL the game needs under topic ``prefix`` (``""`` = the default topic names).
+
+    >>> rules = plan()
+    >>> Acl("User:operator", "TOPIC", "holdem.commands", "LITERAL", "WRITE") in rules
+    True
+    >>> sorted({a.principal for a in rules if a.name == "holdem.dealer.vault"})
+    ['User:dealer']
+    """
+    topics = Topics().with_prefix(prefix) if prefix else Topics()
+    scope = f"{prefix}." if prefix else ""
+    rules: set[Acl] = set()
+
+    def allow(who: str, resource: str, name: str, operation: str, pattern: str = "LITERAL") -> None:
+        rules.add(Acl(f"User:{who}", resource, name, pattern, operation))
+
+    for name, access in SERVICES.items():
+        for role in {*access.inputs, *access.state_roles}:
+            allow(name, "TOPIC", getattr(topics, role), "READ")
+        for role in {*access.outputs, "rejected"}:
+            allow(name, "TOPIC", getattr(topics, role), "WRITE")
+        # The runtime's names: group {scope}holdem-{name}, transactional id ...-{instance}.
+        allow(name, "GROUP", f"{scope}holdem-{name}", "READ")
+        allow(name, "TRANSACTIONAL_ID", f"{scope}holdem-{name}-", "WRITE", "PREFIXED")
+    for role in OPERATOR_WRITES:
+        allow("operator", "TOPIC", getattr(topics, role), "WRITE")
+    for role in OPERATOR_READS:
+        allow("operator", "TOPIC", getattr(topics, role), "READ")
+    allow("operator", "GROUP", f"{scope}{OPERATOR_GROUP}", "READ", "PREFIXED")
+    return sorted(rules)
+
+
+def table(rules: Iterable[Acl]) -> str:
+    """A plain-text table, one rule a line."""
+    rows = [("PRINCIPAL", "OPERATION", "RESOURCE", "PATTERN", "NAME")]
+    rows += [(a.principal, a.operation, a.resource, a.pattern, a.name) for a in rules]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[4]])
+        for row in rows
+    )
+
+
+class _CreateAcls(Request[CreateAclsRequest_v1]):  # type: ignore[misc]
+    """CreateAcls with many creations in one request (aiokafka's builds one)."""
+
+    API_KEY = 30
+
+    def __init__(self, rules: Sequence[Acl]) -> None:
+        self._rules = rules
+
+    def build(self, request_struct_class: type[CreateAclsRequest_v1]) -> CreateAclsRequest_v1:
+        return request_struct_class(
+            [
+                (
+                    RESOURCE[a.resource],
+                    a.name,
+                    PATTERN[a.pattern],
+                    a.principal,
+                    "*",
+                    OPERATION[a.operation],
+                    ALLOW,
+                )
+                for a in self._rules
+            ]
+        )
+
+
+class _DescribeAllAcls(Request[DescribeAclsRequest_v1]):  # type: ignore[misc]
+    """DescribeAcls matching every rule."""
+
+    API_KEY = 29
+
+    def build(self, request_struct_class: type[DescribeAclsRequest_v1]) -> DescribeAclsRequest_v1:
+        return request_struct_class(
+            ANY_RESOURCE, None, PATTERN["ANY"], None, None, OPERATION["ANY"], ANY_PERMISSION
+        )
+
+
+async def apply(connection: KafkaConnection, rules: Sequence[Acl]) -> None:
+    """Create ``rules`` on the cluster (idempotent: an existing rule is accepted again)."""
+    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=30_000)
+    await admin.start()
+    try:
+        response = await admin._send_request(_CreateAcls(rules))
+    finally:
+        await admin.close()
+    failed = [
+        f"{rule}: {code} {message}"
+        for rule, (code, message) in zip(rules, response.creation_responses, strict=True)
+        if code != 0
+    ]
+    if failed:
+        raise AclError("ACLs refused:\n  " + "\n  ".join(failed))
+
+
+async def describe(connection: KafkaConnection) -> list[Acl]:
+    """Every ALLOW rule the cluster holds."""
+    names = {code: name for name, code in RESOURCE.items()}
+    patterns = {code: name for name, code in PATTERN.items()}
+    operations = {code: name for name, code in OPERATION.items()}
+    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=30_000)
+    await admin.start()
+    try:
+        response = await admin._send_request(_DescribeAllAcls())
+    finally:
+        await admin.close()
+    if response.error_code:
+        raise AclError(f"DescribeAcls: {response.error_code} {response.error_message}")
+    return sorted(
+        Acl(principal, names.get(kind, str(kind)), name, patterns.get(pattern, str(pattern)), op)
+        for kind, name, pattern, entries in response.resources
+        for principal, _host, code, permission in entries
+        if permission == ALLOW
+        for op in [operations.get(code, str(code))]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m holdem.runtime.acl plan|apply`: print the ACL set, or apply it as admin."""
+    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.acl", description=main.__doc__)
+    parser.add_argument("action", choices=("plan", "apply", "show"))
+    parser.add_argument("--prefix", default="", help="topic prefix (tests, tenants)")
+    parser.add_argument("--json", action="store_true", help="JSON instead of a table")
+    parser.add_argument("--env", help="admin's env file (else the HOLDEM_KAFKA_* environment)")
+    args = parser.parse_args(argv)
+    rules = plan(args.prefix)
+    if args.action != "plan":
+        connection = KafkaConnection.from_file(args.env) if args.env else KafkaConnection.from_env()
+        if args.action == "apply":
+            asyncio.run(apply(connection, rules))
+        else:
+            rules = asyncio.run(describe(connection))
+    if args.json:
+        print(json.dumps([asdict(rule) for rule in rules], indent=2))
+    else:
+        print(table(rules))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The local broker of ``kafka.sh`` (keep, restart, wipe) and the principals' connections."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from holdem.client.connection import PREFIX, KafkaConnection
+from holdem.runtime import acl
+
+BROKER_UP_TIMEOUT_S = 600.0  # a cold machine downloads the broker's jars first
+BROKER_DOWN_TIMEOUT_S = 60.0
+
+
+class LaunchError(RuntimeError):
+    """A broker or service that did not start, or died before it was ready."""
+
+
+def kafka_script() -> Path:
+    """deploy/kafka/kafka.sh of this checkout, or the one HOLDEM_KAFKA_SH names."""
+    if named := os.environ.get("HOLDEM_KAFKA_SH"):
+        return Path(named)
+    for root in (Path(__file__).resolve().parents[5], Path.cwd()):
+        script = root / "deploy" / "kafka" / "kafka.sh"
+        if script.is_file():
+            return script
+    raise LaunchError(
+        "deploy/kafka/kafka.sh not found: run from the repository or set HOLDEM_KAFKA_SH"
+    )
+
+
+def read_principals(clients_dir: Path) -> dict[str, KafkaConnection]:
+    """Every ``<principal>.env`` of a clients dir (``kafka.sh up`` writes one per principal)."""
+    found = {path.stem: KafkaConnection.from_file(path) for path in clients_dir.glob("*.env")}
+    missing = set(acl.PRINCIPALS) - set(found)
+    if missing:
+        raise LaunchError(f"{clients_dir}: no env file for {sorted(missing)}")
+    return found
+
+
+def principals_from_env(bootstrap: str | None = None) -> dict[str, KafkaConnection]:
+    """An outside broker's principals: the env files of ``HOLDEM_KAFKA_CLIENTS_DIR`` if set,
+    else every principal is the one the ``HOLDEM_KAFKA_*`` variables describe."""
+    if clients := os.environ.get(f"{PREFIX}CLIENTS_DIR"):
+        found = read_principals(Path(clients))
+        if bootstrap:
+            found = {name: c.with_bootstrap(bootstrap) for name, c in found.items()}
+        return found
+    one = KafkaConnection.from_env(bootstrap=bootstrap)
+    return dict.fromkeys(acl.PRINCIPALS, one)
+
+
+class LocalBroker:
+    """A real single-node Kafka from ``kafka.sh up`` in a run dir, with SCRAM users and the
+    default ACL set applied. Fresh storage at every ``up`` and dropped at ``down`` unless
+    ``keep`` (then ``up`` restarts it on its data, ports and credentials: ``make serve``); a
+    temp dir of ours is removed at ``down``."""
+
+    def __init__(
+        self,
+        run_dir: Path | None = None,
+        *,
+        tls: bool = False,
+        keep: bool = False,
+        watch: bool = True,
+    ) -> None:
+        self._own_dir = run_dir is None
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-kafka-"))
+        self.bootstrap: str | None = None
+        self.keep = keep
+        self._flags = [*(["--tls"] if tls else []), *([] if keep else ["--wipe"])]
+        self._watch = watch  # stop (and drop) the broker when this process dies
+
+    def up(self) -> str:
+        command = ["up", "--dir", str(self.run_dir), *self._flags]
+        if self._watch:  # should this process be killed outright, the script stops the broker
+            command += ["--watch", str(os.getpid())]
+        done = self._run(command, BROKER_UP_TIMEOUT_S)
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise LaunchError(
+                f"kafka.sh up failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+            )
+        self.bootstrap = lines[-1]
+        self.authorize("")
+        return self.bootstrap
+
+    @property
+    def clients_dir(self) -> Path:
+        return self.run_dir / "clients"
+
+    def connection(self, principal: str) -> KafkaConnection:
+        """How ``principal`` (admin, dealer, wallet, settlement, operator) connects."""
+        return KafkaConnection.from_file(self.clients_dir / f"{principal}.env")
+
+    def principals(self) -> dict[str, KafkaConnection]:
+        return read_principals(self.clients_dir)
+
+    def authorize(self, prefix: str) -> None:
+        """Apply the ACL set of topic ``prefix`` as admin (in a thread: callable from a loop)."""
+        admin = self.connection("admin")
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, acl.apply(admin, acl.plan(prefix))).result()
+
+    def down(self, *, wipe: bool | None = None) -> None:
+        """Stop the broker. Its data and credentials are dropped unless ``keep`` (or ``wipe``
+        says otherwise); the logs of a given run dir stay, a temp dir of ours goes."""
+        wipe = not self.keep if wipe is None else wipe
+        flags = ["--wipe"] if wipe else []
+        self._run(["down", "--dir", str(self.run_dir), *flags], BROKER_DOWN_TIMEOUT_S)
+        self.bootstrap = None
+        if self._own_dir:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def restart(self) -> str:
+        """``kafka.sh restart``: down and up on the same data, ports and credentials."""
+        command = ["restart", "--dir", str(self.run_dir)]
+        if self._watch:
+            command += ["--watch", str(os.getpid())]
+        done = self._run(command, BROKER_UP_TIMEOUT_S)
+        lines = done.stdout.strip().splitlines()
+        if done.returncode != 0 or not lines:
+            raise LaunchError(f"kafka.sh restart failed:\n{done.stderr[-3000:]}")
+        self.bootstrap = lines[-1]
+        return self.bootstrap
+
+    def _run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(
+                [str(kafka_script()), *args],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise LaunchError(f"kafka.sh {args[0]} took over {timeout:.0f}s") from exc
+
+    def __enter__(self) -> str:
+        return self.up()
+
+    def __exit__(self, *exc: object) -> None:
+        self.down()

@@ -1,0 +1,108 @@
+"""`make serve`: the local broker (kept between runs), the topics and the three services as
+processes, up until Ctrl-C; prints where to connect, as whom, and where the logs are."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+
+from holdem.runtime.broker import LocalBroker, kafka_script
+from holdem.runtime.launcher import METRICS_PORTS, Launcher, LaunchError, free_port
+from holdem.runtime.topics import Topics, ensure_topics
+
+WATCH_EVERY_S = 1.0
+
+
+def default_dir() -> Path:
+    """deploy/kafka/.run of this checkout: the same broker as `make kafka-up`."""
+    return kafka_script().parent / ".run"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.serve", description=__doc__)
+    add = parser.add_argument
+    add("--dir", type=Path, default=None, help="broker run dir; default deploy/kafka/.run")
+    add("--wipe", action="store_true", help="start from an empty broker with new credentials")
+    add("--tls", action="store_true", help="SASL_SSL (a fresh or TLS storage only)")
+    add("--partitions", type=int, default=3)
+    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
+    return parser.parse_args(argv)
+
+
+def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> str:
+    metrics = ", ".join(f"{n} http://127.0.0.1:{p}/metrics" for n, p in ports.items()) or "off"
+    logs = "\n".join(f"  {s.name}: {s.log_path}" for s in launcher.services.values())
+    return (
+        f"serving: Kafka at {broker.bootstrap} "
+        f"({broker.connection('operator').security_protocol}, SCRAM-SHA-512)\n"
+        f"operator credentials: {broker.clients_dir / 'operator.env'} "
+        f"(set -a; . that file; set +a: the HOLDEM_KAFKA_* variables of the SDK and tools)\n"
+        f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement>.env\n"
+        f"metrics: {metrics}\n"
+        f"logs:\n{logs}\n  kafka: {broker.run_dir / 'server.log'}\n"
+        "Ctrl-C stops the services and the broker; its data stays (make serve WIPE=1 to wipe)"
+    )
+
+
+async def watch(launcher: Launcher, stop: asyncio.Event) -> str | None:
+    """Until ``stop``: the name of a service that died, if one does."""
+    while not stop.is_set():
+        for service in launcher.services.values():
+            if not service.alive:
+                return service.name
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), WATCH_EVERY_S)
+    return None
+
+
+async def serve(args: argparse.Namespace) -> int:
+    run_dir = args.dir or default_dir()
+    # Before anything starts: a Ctrl-C during the start-up also ends in the orderly stop below.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    # No --watch: the broker must outlive a killed `make serve` with its data (the next run
+    # finds it running); Ctrl-C stops it below.
+    broker = LocalBroker(run_dir, tls=args.tls, keep=not args.wipe, watch=False)
+    print(f"starting the local Kafka broker in {run_dir} ...", flush=True)
+    await asyncio.to_thread(broker.up)
+    broker.keep = True  # --wipe was for this start only: what is played now stays
+    try:
+        admin = broker.connection("admin")
+        await ensure_topics(admin, Topics(), args.partitions)
+        ports = {} if args.no_metrics else {n: p for n, p in METRICS_PORTS.items() if free_port(p)}
+        launcher = Launcher(
+            broker.bootstrap or "",
+            run_dir / "services",
+            partitions=args.partitions,
+            metrics_ports=ports,
+            credentials=broker.principals(),
+        )
+        print("starting dealer, wallet, settlement ...", flush=True)
+        async with launcher:
+            print(banner(broker, launcher, ports), flush=True)
+            died = await watch(launcher, stop)
+            if died is not None:
+                service = launcher.services[died]
+                print(f"{died} exited:\n{service.log_tail()}", file=sys.stderr)
+                return 1
+            print("\nstopping the services and the broker (data kept) ...", flush=True)
+        return 0
+    except LaunchError as error:
+        print(f"serve: {error}", file=sys.stderr)
+        return 1
+    finally:
+        await asyncio.to_thread(broker.down)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return asyncio.run(serve(parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Authentication and authorization on the real broker: who may connect, write and read what."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import (
+    GroupAuthorizationFailedError,
+    KafkaConnectionError,
+    TopicAuthorizationFailedError,
+    TransactionalIdAuthorizationFailed,
+)
+from support.kafka import Cluster
+from support.kafka_io import produce, read_all, wait_for
+
+from holdem.client.connection import KafkaConnection
+from holdem.runtime import acl
+from holdem.runtime.topics import Topics
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
+
+
+def prefix_of(topics: Topics) -> str:
+    return topics.commands.removesuffix(".holdem.commands")
+
+
+async def connects(connection: KafkaConnection) -> None:
+    producer = AIOKafkaProducer(**connection.kwargs())
+    try:
+        await producer.start()
+    finally:
+        await producer.stop()
+
+
+async def test_the_cluster_holds_the_acl_set_of_the_tests_prefix(
+    kafka: Cluster, topics: Topics
+) -> None:
+    held = set(await acl.describe(kafka.admin))
+    assert set(acl.plan(prefix_of(topics))) <= held
+    with pytest.raises(acl.AclError):  # only admin may change the rules
+        await acl.apply(kafka.operator, acl.plan("elsewhere"))
+
+
+async def test_a_client_without_credentials_is_refused(kafka: Cluster) -> None:
+    with pytest.raises(KafkaConnectionError):
+        await connects(KafkaConnection(kafka.bootstrap))
+    await connects(kafka.operator)  # the same broker answers those it knows
+
+
+async def test_a_wrong_password_is_refused(
+    kafka: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="aiokafka")
+    with pytest.raises(KafkaConnectionError):
+        await connects(replace(kafka.operator, password="not-the-password"))
+    assert "SaslAuthenticationFailed" in caplog.text
+
+
+async def test_the_operator_writes_commands_and_reads_rounds_wallet_and_rejected(
+    kafka: Cluster, topics: Topics
+) -> None:
+    await produce(kafka.operator, topics.commands, "p1", b"command")
+    for topic in (topics.rounds, topics.wallet, topics.rejected):
+        await produce(kafka.admin, topic, "p1", topic.encode())
+        assert [r.value for r in await read_all(kafka.operator, topic)] == [topic.encode()]
+    assert [r.value for r in await read_all(kafka.admin, topics.commands)] == [b"command"]
+
+
+async def test_the_operator_consumes_in_groups_under_its_own_prefix_only(
+    kafka: Cluster, topics: Topics
+) -> None:
+    await produce(kafka.admin, topics.rounds, "p1", b"event")
+    own = f"{prefix_of(topics)}.holdem-operator-live"
+    async with consumer(kafka.operator, topics.rounds, group_id=own) as reader:
+        assert (await reader.getone()).value == b"event"
+        await reader.commit()
+    service_group = f"{prefix_of(topics)}.holdem-wallet"
+    with pytest.raises(GroupAuthorizationFailedError):
+        async with consumer(kafka.operator, topics.rounds, group_id=service_group) as reader:
+            await reader.getone()
+
+
+@pytest.mark.parametrize("role", ["rounds", "wallet", "vault", "rejected"])
+async def test_the_operator_cannot_write_internal_topics(
+    kafka: Cluster, topics: Topics, role: str
+) -> None:
+    with pytest.raises(TopicAuthorizationFailedError):
+        await produce(kafka.operator, getattr(topics, role), "p1", b"forged")
+
+
+@pytest.mark.parametrize("who", ["operator", "wallet", "settlement"])
+async def test_nobody_but_the_dealer_reads_the_vault(
+    kafka: Cluster, topics: Topics, who: str
+) -> None:
+    await produce(kafka.admin, topics.vault, "p1", b"deck and salt")
+    with pytest.raises(TopicAuthorizationFailedError):
+        await read_all(kafka.connection(who), topics.vault)
+    records = await read_all(kafka.connection("dealer"), topics.vault)
+    assert [r.value for r in records] == [b"deck and salt"]
+
+
+@pytest.mark.parametrize(
+    ("who", "role"),
+    [
+        ("settlement", "wallet"),
+        ("settlement", "vault"),
+        ("settlement", "commands"),
+        ("wallet", "vault"),
+        ("wallet", "commands"),
+        ("dealer", "wallet"),
+        ("dealer", "commands"),
+    ],
+)
+async def test_a_service_cannot_write_a_topic_it_does_not_own(
+    kafka: Cluster, topics: Topics, who: str, role: str
+) -> None:
+    with pytest.raises(TopicAuthorizationFailedError):
+        await produce(kafka.connection(who), getattr(topics, role), "p1", b"forged")
+
+
+@pytest.mark.parametrize(
+    ("who", "role"),
+    [("dealer", "vault"), ("dealer", "rounds"), ("wallet", "wallet"), ("settlement", "rounds")],
+)
+async def test_a_service_writes_the_topics_it_owns(
+    kafka: Cluster, topics: Topics, who: str, role: str
+) -> None:
+    await produce(kafka.connection(who), getattr(topics, role), "p1", b"own")
+    assert [r.value for r in await read_all(kafka.admin, getattr(topics, role))] == [b"own"]
+
+
+async def test_a_transactional_id_outside_the_principals_prefix_is_refused(
+    kafka: Cluster, topics: Topics
+) -> None:
+    scope = f"{prefix_of(topics)}."
+    foreign = AIOKafkaProducer(
+        **kafka.connection("settlement").kwargs(), transactional_id=f"{scope}holdem-wallet-0"
+    )
+    with pytest.raises(TransactionalIdAuthorizationFailed):
+        try:
+            await foreign.start()
+        finally:
+            await foreign.stop()
+    own = AIOKafkaProducer(
+        **kafka.connection("settlement").kwargs(), transactional_id=f"{scope}holdem-settlement-0"
+    )
+    await own.start()
+    try:
+        async with own.transaction():
+            await own.send(topics.rounds, b"in a transaction", key=b"p1")
+    finally:
+        await own.stop()
+
+    async def committed() -> bool:
+        # The commit returns a moment before its markers are written (see test_kafka_smoke).
+        records = await read_all(kafka.admin, topics.rounds)
+        return [r.value for r in records] == [b"in a transaction"]
+
+    await wait_for(committed, timeout=30.0)
+
+
+class consumer:
+    def __init__(self, connection: KafkaConnection, topic: str, group_id: str) -> None:
+        self._consumer = AIOKafkaConsumer(
+            topic,
+            **connection.kwargs(),
+            group_id=group_id,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+        )
+
+    async def __aenter__(self) -> AIOKafkaConsumer:
+        await self._consumer.start()
+        return self._consumer
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._consumer.stop()

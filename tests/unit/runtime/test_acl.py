@@ -1,0 +1,110 @@
+"""The ACL plan: least privilege, derived from what each service's Spec declares."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from holdem.dealer.app import dealer_spec
+from holdem.dealer.settings import DealerSettings
+from holdem.runtime import acl
+from holdem.runtime.topics import Topics
+from holdem.settlement.app import settlement_spec
+from holdem.settlement.settings import SettlementSettings
+from holdem.wallet.app import wallet_spec
+from holdem.wallet.settings import WalletSettings
+
+PREFIX = "test-abc"
+TOPICS = Topics().with_prefix(PREFIX)
+
+
+def allowed(rules: list[acl.Acl], who: str, operation: str, resource: str = "TOPIC") -> set[str]:
+    return {
+        r.name
+        for r in rules
+        if r.principal == f"User:{who}" and r.operation == operation and r.resource == resource
+    }
+
+
+@pytest.fixture(scope="module")
+def rules() -> list[acl.Acl]:
+    return acl.plan(PREFIX)
+
+
+def test_the_plan_mirrors_what_each_service_spec_declares() -> None:
+    specs = {
+        "dealer": dealer_spec(DealerSettings().table),
+        "wallet": wallet_spec(WalletSettings().table),
+        "settlement": settlement_spec(SettlementSettings()),
+    }
+    for name, spec in specs.items():
+        access = acl.SERVICES[name]
+        assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles), name
+        assert set(access.outputs) == set(spec.outputs), name
+
+
+def test_the_vault_is_read_and_written_by_the_dealer_alone(rules: list[acl.Acl]) -> None:
+    on_vault = {(r.principal, r.operation) for r in rules if r.name == TOPICS.vault}
+    assert on_vault == {("User:dealer", "READ"), ("User:dealer", "WRITE")}
+
+
+def test_the_operator_writes_commands_only_and_reads_rounds_wallet_rejected(
+    rules: list[acl.Acl],
+) -> None:
+    assert allowed(rules, "operator", "WRITE") == {TOPICS.commands}
+    assert allowed(rules, "operator", "READ") == {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected}
+    groups = [r for r in rules if r.principal == "User:operator" and r.resource == "GROUP"]
+    assert [(g.name, g.pattern) for g in groups] == [(f"{PREFIX}.holdem-operator", "PREFIXED")]
+    assert not allowed(rules, "operator", "WRITE", "TRANSACTIONAL_ID")
+
+
+def test_each_service_writes_only_its_own_topics_and_rejections(rules: list[acl.Acl]) -> None:
+    assert allowed(rules, "dealer", "WRITE") == {TOPICS.rounds, TOPICS.vault, TOPICS.rejected}
+    assert allowed(rules, "wallet", "WRITE") == {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected}
+    assert allowed(rules, "settlement", "WRITE") == {TOPICS.rounds, TOPICS.rejected}
+    assert allowed(rules, "settlement", "READ") == {TOPICS.rounds}
+    assert TOPICS.commands not in allowed(rules, "settlement", "READ")
+
+
+def test_groups_and_transactional_ids_are_each_services_own(rules: list[acl.Acl]) -> None:
+    for name in acl.SERVICES:
+        group = {
+            (r.name, r.pattern)
+            for r in rules
+            if r.principal == f"User:{name}" and r.resource == "GROUP"
+        }
+        assert group == {(f"{PREFIX}.holdem-{name}", "LITERAL")}
+        tx = [
+            r for r in rules if r.principal == f"User:{name}" and r.resource == "TRANSACTIONAL_ID"
+        ]
+        # The runtime's transactional id is {scope}holdem-{name}-{instance}: this prefix only.
+        assert [(t.name, t.pattern, t.operation) for t in tx] == [
+            (f"{PREFIX}.holdem-{name}-", "PREFIXED", "WRITE")
+        ]
+
+
+def test_nothing_broad_is_granted(rules: list[acl.Acl]) -> None:
+    assert all(r.operation in {"READ", "WRITE"} for r in rules)
+    assert all(r.resource in {"TOPIC", "GROUP", "TRANSACTIONAL_ID"} for r in rules)
+    assert all(r.name.startswith(f"{PREFIX}.") for r in rules)
+    assert not [r for r in rules if r.principal == "User:admin"]  # a super user needs none
+    assert all(r.pattern == "LITERAL" for r in rules if r.resource == "TOPIC")
+
+
+def test_the_default_names_have_no_prefix() -> None:
+    names = {r.name for r in acl.plan() if r.resource == "TOPIC"}
+    assert names == set(Topics().names())
+
+
+def test_the_cli_prints_the_plan_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert acl.main(["plan", "--prefix", PREFIX, "--json"]) == 0
+    printed = [acl.Acl(**row) for row in json.loads(capsys.readouterr().out)]
+    assert printed == acl.plan(PREFIX)
+
+
+def test_the_cli_prints_a_table_with_one_line_per_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    acl.main(["plan"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["PRINCIPAL", "OPERATION", "RESOURCE", "PATTERN", "NAME"]
+    assert len(lines) == 1 + len(acl.plan())
