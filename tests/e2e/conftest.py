@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from support.kafka import Cluster
 from support.stack import Stack
 
 from holdem.client import Topics
 
 
 @pytest.fixture
-async def stack(kafka_bootstrap: str, topics: Topics) -> AsyncIterator[Stack]:
+async def stack(kafka: Cluster, topics: Topics) -> AsyncIterator[Stack]:
     """Dealer, wallet and settlement on ``topics``; forced decks through ``stack.decks``."""
-    services = Stack(kafka_bootstrap, topics)
+    services = Stack(kafka, topics)
     await services.open()
     try:
         yield services

@@ -24,8 +24,8 @@ MENU = "[q]uit"
 
 def spawn(stack: Stack, player: str) -> pexpect.spawn:
     env = {
-        **os.environ,
-        "HOLDEM_KAFKA_BOOTSTRAP": stack.bootstrap,
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_KAFKA_")},
+        **stack.kafka.operator.env(),
         "HOLDEM_TOPIC_PREFIX": stack.prefix,
         "HOLDEM_TABLE_ANTE_MIN": "10",  # the stack's wallet table (tests/support/stack.py)
         "HOLDEM_TABLE_ANTE_MAX": "1000",

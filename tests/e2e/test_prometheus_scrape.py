@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from support.kafka import Cluster
 from support.prometheus import (
     PrometheusServer,
     eventually,
@@ -26,7 +27,7 @@ from support.prometheus import (
 )
 from support.promql_names import RULES
 
-from holdem.client import KafkaConnection, Operator
+from holdem.client import Operator
 from holdem.core.strategy import STRATEGIES
 from holdem.runtime.audit import audit_run
 from holdem.runtime.launcher import SERVICES, Launcher
@@ -74,17 +75,20 @@ def counted(server: PrometheusServer, promql: str) -> float:
 
 
 async def test_prometheus_scrapes_the_services_and_its_rules_give_the_run_rtp(
-    kafka_bootstrap: str, tmp_path: Path
+    kafka: Cluster, tmp_path: Path
 ) -> None:
     topics = Topics.unique("prom")
     prefix = topics.commands.removesuffix(".holdem.commands")
-    await ensure_topics(kafka_bootstrap, topics, partitions=PARTITIONS, wait=60)
+    await ensure_topics(kafka.admin, topics, partitions=PARTITIONS, wait=60)
+    await kafka.authorize(prefix)
     ports = {name: free_loopback_port() for name in SERVICES}
     targets = {name: f"127.0.0.1:{port}" for name, port in ports.items()}
     rules = rules_every(INTERVAL, RULES, tmp_path / "holdem.rules.yml")
-    launcher = Launcher(kafka_bootstrap, tmp_path / "logs", prefix, PARTITIONS, ports)
+    launcher = Launcher(
+        kafka.bootstrap, tmp_path / "logs", prefix, PARTITIONS, ports, credentials=kafka.principals
+    )
 
-    async with launcher, Operator(KafkaConnection(kafka_bootstrap), topics, PARTITIONS) as operator:
+    async with launcher, Operator(kafka.operator, topics, PARTITIONS) as operator:
         before = await warm_up(operator, f"http://{targets['settlement']}/metrics")
         async with prometheus_server(tmp_path, targets, (rules,), INTERVAL) as prom:
             await eventually(lambda: all_up(prom), "every target up", WAIT_S)
@@ -92,7 +96,7 @@ async def test_prometheus_scrapes_the_services_and_its_rules_give_the_run_rtp(
             run = await play(operator, RUN, STRATEGIES["basic"])
             await asyncio.to_thread(check_counters, prom, [*before, run])
             await asyncio.to_thread(check_rtp, prom, run)
-        report = await audit_run(kafka_bootstrap, topics)
+        report = await audit_run(kafka.admin, topics)
 
     assert not run.stalled, run.stalled
     assert report.ok, report.violations[:20]

@@ -25,8 +25,8 @@ def test_the_readme_shows_the_example_verbatim() -> None:
 
 async def test_the_example_plays_a_round_against_the_services(stack: Stack) -> None:
     env = {
-        **os.environ,
-        "HOLDEM_KAFKA_BOOTSTRAP": stack.bootstrap,
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_KAFKA_")},
+        **stack.kafka.operator.env(),
         "HOLDEM_TOPIC_PREFIX": stack.prefix,
     }
     process = await asyncio.create_subprocess_exec(

@@ -9,7 +9,7 @@ import pytest
 from support.rounds import SALT, deck_for
 from support.stack import Stack
 
-from holdem.client import KafkaConnection, Operator, Player, Refused
+from holdem.client import Operator, Player, Refused
 from holdem.core.contracts import Message, Reason, Settled
 
 pytestmark = pytest.mark.kafka
@@ -22,7 +22,7 @@ def player_id() -> str:
 
 
 async def test_refusals_raise_with_their_stable_reason(stack: Stack) -> None:
-    async with Operator(KafkaConnection(stack.bootstrap), stack.topics) as operator:
+    async with Operator(stack.kafka.operator, stack.topics) as operator:
         bob = Player(operator, player_id(), step_s=STEP_S)
         with pytest.raises(Refused) as poor:
             await bob.withdraw(1)
@@ -44,7 +44,7 @@ async def test_the_stream_and_the_balance_follow_a_round(stack: Stack) -> None:
                 seen.append(event)
 
     stack.decks.push(deck_for("AsAd", "7c2d", "AhKs9d4c3h"), SALT)
-    async with Operator(KafkaConnection(stack.bootstrap), stack.topics) as operator:
+    async with Operator(stack.kafka.operator, stack.topics) as operator:
         follower = asyncio.create_task(follow(operator))
         carol = Player(operator, carol_id, step_s=STEP_S)
         assert await operator.balance(carol_id) is None

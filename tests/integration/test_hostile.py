@@ -4,18 +4,26 @@ audit of everything the run wrote is clean at the end."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaConnectionError, KafkaError
+from hypothesis import HealthCheck, Phase, given, settings
+from support.hostile import hostile_records
+from support.kafka import Cluster
+from support.kafka_io import produce, read_all
 from support.messages import command
 from support.stack import Stack
 
 from holdem.client.commands import partition_for_key as partition_for
+from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
 from holdem.runtime.topics import Topics
 
@@ -338,9 +346,170 @@ async def void_late(h: Hostile) -> str:
     return "round.command_rejected round_closed, no refund"
 
 
+async def denied(action: Awaitable[Any]) -> str:
+    """The broker refuses ``action``: the error's name (a refusal, never a timeout)."""
+    try:
+        await asyncio.wait_for(action, 30)
+    except (KafkaError, KafkaConnectionError) as error:
+        return type(error).__name__
+    raise AssertionError("the broker allowed it")
+
+
+def forged_settled(player: str, round_id: str) -> bytes:
+    return j(body("round.settled", player, round_id=round_id, currency="EUR", mode="real",
+                  ante=10, call=20, aa_bonus=0, ante_return=0, call_return=0, bonus_return=0,
+                  total_return=999_999_999, result="win", pay_table="standard"))  # fmt: skip
+
+
+def forged_deposit(player: str) -> bytes:
+    return j(body("wallet.deposited", player, currency="EUR", mode="real", amount=999_999_999,
+                  available=999_999_999, held=0))  # fmt: skip
+
+
+def write_as(principal: str, role: str, raw: Callable[[str], bytes]) -> None:
+    """``principal`` writes a forged record on ``role``'s topic: the broker refuses it."""
+
+    async def run(h: Hostile) -> str:
+        player = h.player()
+        who = h.stack.kafka.connection(principal)
+        error = await denied(produce(who, getattr(h.stack.topics, role), player, raw(player)))
+        assert h.money(player) == []
+        return f"refused by the broker ({error})"
+
+    attack(f"{principal} writes a forged record on the {role} topic")(run)
+
+
+for _principal, _role, _raw in [
+    ("operator", "rounds", lambda p: forged_settled(p, f"{p}-r")),
+    ("operator", "wallet", forged_deposit),
+    ("operator", "vault", lambda p: j(body("vault.deck_sealed", p, round_id="r"))),
+    ("operator", "rejected", lambda p: j(body("rejected.message", p))),
+    ("settlement", "wallet", forged_deposit),
+    ("dealer", "wallet", forged_deposit),
+    ("wallet", "vault", lambda p: j(body("vault.deck_sealed", p, round_id="r"))),
+    ("settlement", "commands", lambda p: j(deposit(p))),
+]:
+    write_as(_principal, _role, _raw)
+
+
+@attack("an unauthenticated client")
+async def no_credentials(h: Hostile) -> str:
+    plain = KafkaConnection(h.stack.kafka.bootstrap)
+    error = await denied(produce(plain, h.commands, "x", j(deposit("x"))))
+    return f"refused at connection ({error})"
+
+
+@attack("a wrong password for the operator")
+async def wrong_password(h: Hostile) -> str:
+    wrong = replace(h.stack.kafka.operator, password="guess")
+    error = await denied(produce(wrong, h.commands, "x", j(deposit("x"))))
+    return f"refused at connection ({error})"
+
+
+@attack("the operator reads the vault")
+async def operator_reads_vault(h: Hostile) -> str:
+    error = await denied(read_all(h.stack.kafka.operator, h.stack.topics.vault))
+    return f"refused by the broker ({error})"
+
+
+@attack("the settlement principal reads the vault")
+async def settlement_reads_vault(h: Hostile) -> str:
+    who = h.stack.kafka.connection("settlement")
+    error = await denied(read_all(who, h.stack.topics.vault))
+    return f"refused by the broker ({error})"
+
+
+@attack("the operator takes a service's transactional id")
+async def operator_transactions(h: Hostile) -> str:
+    async def start() -> None:
+        kwargs = h.stack.kafka.operator.kwargs()
+        producer = AIOKafkaProducer(**kwargs, transactional_id=f"{h.stack.prefix}.holdem-wallet-0")
+        try:
+            await producer.start()
+        finally:
+            await producer.stop()
+
+    return f"refused by the broker ({await denied(start())})"
+
+
+@attack("a forged Settled of 999,999,999 written with the settlement's own credentials")
+async def forged_settlement(h: Hostile) -> str:
+    player = await h.funded()
+    round_id = await h.dealt(player)
+    await h.stack.send(command(Call, player, round_id=round_id))
+    await h.stack.event(player, "round.called", round_id)
+    settlement = h.stack.kafka.connection("settlement")
+    await produce(settlement, h.stack.topics.rounds, player, forged_settled(player, round_id))
+    paid = await h.stack.event(player, "wallet.payout_credited", round_id)
+    assert paid.amount < 999_999_999
+    refusal = await h.stack.event(player, "round.malfunction", round_id)
+    assert refusal.source == "wallet" and refusal.refuses_settled()
+    await h.stack.assert_sound(player)
+    reason = refusal.reason.split(":")[0]
+    return f"not paid: the wallet refused it ({reason}); the real result paid {paid.amount}"
+
+
+@attack("a forged BetPlaced with the settlement's credentials (no stake behind it)")
+async def forged_bet(h: Hostile) -> str:
+    player = h.player()
+    settlement = h.stack.kafka.connection("settlement")
+    forged = j(body("round.bet_placed", player, round_id=f"{player}-r", currency="EUR",
+                    mode="real", ante=1000, aa_bonus=0))  # fmt: skip
+    await produce(settlement, h.stack.topics.rounds, player, forged)
+    await h.stack.wait_for(lambda: h.stack.records(player), "any record of the forgery")
+    await h.stack.assert_sound(player)
+    assert h.money(player) == []
+    return "no money moved (the wallet took no stake, so it pays nothing)"
+
+
+GENERATED = 10_000
+
+
+@attack(f"{GENERATED:,} Hypothesis-generated records on the commands topic")
+async def generated(h: Hostile) -> str:
+    sent: list[tuple[bytes, bytes | None, int]] = []
+
+    @settings(max_examples=GENERATED, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate])  # fmt: skip
+    @given(record=hostile_records(h.stack.partitions, unique=True))
+    def collect(record: tuple[bytes, bytes | None, int]) -> None:
+        sent.append(record)
+
+    collect()
+    producer = h.stack._producer
+    assert producer is not None
+    offsets = await asyncio.gather(*[
+        producer.send(h.commands, value, key=key, partition=partition)
+        for value, key, partition in sent
+    ])  # fmt: skip
+    expected = {(m.partition, m.offset): _event_id(value) for m, (value, _, _) in zip(
+        await asyncio.gather(*offsets), sent, strict=True)}  # fmt: skip
+    await h.stack.wait_for(lambda: _all_answered(h, expected), "every record answered", 600)
+    return f"{len(sent):,} sent, every one answered or refused; services up"
+
+
+def _event_id(value: bytes) -> str | None:
+    try:
+        found = json.loads(value)
+    except ValueError:
+        return None
+    event_id = found.get("event_id") if isinstance(found, dict) else None
+    return event_id if isinstance(event_id, str) else None
+
+
+def _all_answered(h: Hostile, expected: dict[tuple[int, int], str | None]) -> bool:
+    """Every record (partition, offset) is cited by a dead letter or caused an event."""
+    assert h.stack.observer is not None
+    messages = [r.message for r in h.stack.observer.records if r.message is not None]
+    cited = {(m.source_partition, m.source_offset) for m in messages
+             if m.type == "rejected.message" and m.source_topic == h.commands}  # fmt: skip
+    causes = {m.causation_id for m in messages}
+    return all(c in cited or (e is not None and e in causes) for c, e in expected.items())
+
+
 @pytest.fixture(scope="module")
-async def hostile(kafka_bootstrap: str) -> AsyncIterator[Hostile]:
-    stack = Stack(kafka_bootstrap, Topics.unique("hostile"))
+async def hostile(kafka: Cluster) -> AsyncIterator[Hostile]:
+    stack = Stack(kafka, Topics.unique("hostile"))
     await stack.open()
     try:
         yield Hostile(stack)

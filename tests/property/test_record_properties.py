@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 from support.dealer import VAULT
+from support.hostile import AT, VALID, hostile_records
 from support.outbox import ListOutbox
 
 from holdem.client.commands import partition_for_key as partition_for
@@ -29,22 +30,6 @@ PARTITIONS = 3
 TOPICS = Topics()
 LOOP = asyncio.new_event_loop()
 MONEY = {"wallet.deposited", "wallet.withdrawn", "wallet.stake_taken", "wallet.payout_credited"}
-AT = "2026-01-01T00:00:00Z"
-VALID: list[dict[str, Any]] = [
-    {"type": "command.deposit", "currency": "EUR", "amount": 500},
-    {"type": "command.withdraw", "currency": "EUR", "amount": 5},
-    {"type": "command.place_bet", "round_id": "r1", "currency": "EUR", "ante": 10, "aa_bonus": 5},
-    {"type": "command.call", "round_id": "r1"},
-    {"type": "command.fold", "round_id": "r1"},
-    {"type": "command.void_round", "round_id": "r1"},
-]
-JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
-    max_leaves=5,
-)
-FIELDS = ["type", "version", "event_id", "command_id", "player_id", "round_id", "occurred_at",
-          "currency", "amount", "ante", "aa_bonus", "mode"]  # fmt: skip
 
 
 def services() -> dict[str, tuple[Processor[Any], ListOutbox]]:
@@ -61,33 +46,8 @@ def services() -> dict[str, tuple[Processor[Any], ListOutbox]]:
     return built
 
 
-@st.composite
-def near_valid(draw: st.DrawFn) -> tuple[bytes, str]:
-    """A valid command, then one field dropped, retyped or given a Unicode id (or left alone)."""
-    player = draw(st.sampled_from(["p1", "hé", "p 1", "a" * 65, "ok-2", "p1\u200b"]))
-    body = {
-        **draw(st.sampled_from(VALID)),
-        "event_id": "e1",
-        "command_id": draw(st.sampled_from(["c1", "ç1", ""])),
-        "player_id": player,
-        "occurred_at": AT,
-    }
-    change = draw(st.sampled_from(["keep", "drop", "retype"]))
-    name = draw(st.sampled_from(FIELDS))
-    if change == "drop":
-        body.pop(name, None)
-    elif change == "retype":
-        body[name] = draw(JSON_VALUES)
-    return json.dumps(body).encode(), player
-
-
-@st.composite
-def records(draw: st.DrawFn) -> tuple[bytes, bytes | None, int]:
-    raw, player = draw(near_valid()) if draw(st.booleans()) else (draw(st.binary(max_size=200)), "")
-    key = draw(st.sampled_from([player.encode(), None, b"p1"]) | st.binary(max_size=8))
-    right = partition_for(key, PARTITIONS) if key else 0
-    partition = draw(st.sampled_from([right, right, (right + 1) % PARTITIONS]))
-    return raw, key, partition
+def records() -> st.SearchStrategy[tuple[bytes, bytes | None, int]]:
+    return hostile_records(PARTITIONS)
 
 
 def _handle(built: dict[str, tuple[Processor[Any], ListOutbox]], role: str, record: Any) -> None:
