@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from faststream.kafka import KafkaBroker
 
 from holdem.runtime.app import ServiceApp
-
-Record = tuple[str, str, bytes]  # topic, key, value: holdem.runtime.outbox.Record
+from holdem.runtime.outbox import TYPE_HEADER, Record
 
 
 class DeferredOutbox:
@@ -42,8 +41,8 @@ class DeferredOutbox:
         while self._queue:
             if delivered >= limit:
                 raise RuntimeError(f"still publishing after {limit} records: a feedback loop?")
-            topic, key, value = self._queue.popleft()
-            await self._broker.publish(value, topic, key=key.encode())
+            topic, key, value, kind = self._queue.popleft()
+            await self._broker.publish(value, topic, key=key.encode(), headers={TYPE_HEADER: kind})
             delivered += 1
         return delivered
 

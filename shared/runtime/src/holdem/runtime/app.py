@@ -1,5 +1,5 @@
-"""Build a service's faststream app around a Spec: subscriber, replay on assignment, outbox,
-metrics endpoint and periodic ticks."""
+"""Build a service's faststream app around a Spec: the batch loop on aiokafka (holdem.runtime.loop)
+or, in memory, faststream's subscriber; the outbox, the metrics endpoint and periodic ticks."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ import asyncio
 import contextlib
 import logging
 import os
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import structlog
-from aiokafka import ConsumerRebalanceListener, TopicPartition
 from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
@@ -22,16 +20,21 @@ from faststream.specification import AsyncAPI
 from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.contracts import UNIONS
+from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import BrokerOutbox, FatalError, Outbox, TransactionalOutbox
+from holdem.runtime.outbox import (
+    TYPE_HEADER,
+    BrokerOutbox,
+    FatalError,
+    Outbox,
+    TransactionalOutbox,
+)
 from holdem.runtime.processor import Processor, Spec
-from holdem.runtime.replay import replay
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.topics import ensure_topics
 
 log = structlog.get_logger(__name__)
-FETCH_MAX_WAIT_MS = 50
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
 
 
@@ -42,37 +45,6 @@ class ServiceApp:
     app: FastStream
     broker: KafkaBroker
     processor: Processor[Any]
-
-
-class ReplayOnAssign(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Rebuild the state of exactly the assigned partitions before their records are handled."""
-
-    def __init__(self, processor: Processor[Any], settings: RuntimeSettings) -> None:
-        self.processor = processor
-        self.settings = settings
-        self.ready = False  # state rebuilt for the current assignment
-
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        # Another instance may own these partitions next: forget their rounds so no tick acts
-        # on them; the next assignment rebuilds what is ours.
-        self.ready = False
-        self.processor.metrics.lag.clear()  # no stale lag for partitions we may not own again
-        async with self.processor.lock:
-            self.processor.reset()
-
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        partitions = sorted({tp.partition for tp in assigned})
-        spec = self.processor.spec
-        topics = [self.processor.topic_of(role) for role in spec.state_roles]
-        async with self.processor.lock:
-            started = time.perf_counter()
-            self.processor.reset()
-            count = await replay(self.settings.connection, topics, partitions, self.processor.fold)
-            seconds = time.perf_counter() - started
-        self.ready = True
-        self.processor.metrics.replay_duration.labels(spec.name).observe(seconds)
-        self.processor.metrics.replay_events.labels(spec.name).inc(count)
-        log.info("replayed", partitions=partitions, events=count, seconds=round(seconds, 3))
 
 
 def build_app(
@@ -112,28 +84,8 @@ def build_app(
         Metrics(registry),
         partitions=None if in_memory else settings.partitions,
     )
-    listener = ReplayOnAssign(processor, settings)
-    subscriber = broker.subscriber(
-        *(getattr(topics, role) for role in spec.inputs),
-        group_id=f"{scope}holdem-{spec.name}",
-        # Static membership: a restarted instance takes its partitions straight back instead of
-        # waiting for the broker to time the dead member out (about 10 s per restart).
-        # handle() never raises for anything a record did (a bad one is dead-lettered), and a
-        # FatalError ends the process: no record is ever redelivered in a loop (ACK, not NACK).
-        group_instance_id=f"{scope}holdem-{spec.name}-{settings.instance_id}",
-        auto_offset_reset="earliest",
-        isolation_level="read_committed",
-        # A read_committed fetch is not answered when a transaction commits, only when
-        # fetch_max_wait_ms runs out (default 500): with a transaction at every hop of a round
-        # that idle wait was most of a round's latency.
-        fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
-        ack_policy=AckPolicy.ACK,
-        listener=None if in_memory else listener,
-        title=f"holdem-{spec.name}",
-        description="consumes the roles "
-        + ", ".join(spec.inputs)
-        + "; payloads are the unions published on those topics (see the other channels)",
-    )
+    if in_memory:
+        _subscribe_in_memory(broker, processor, spec, topics)
 
     for role in (*spec.outputs, "rejected"):
         broker.publisher(
@@ -143,33 +95,48 @@ def build_app(
             description=f"what {spec.name} publishes on the {role} topic, keyed by player_id",
         )
 
-    @subscriber
-    async def on_record(message: KafkaMessage) -> None:
-        record = message.raw_message
-        assert not isinstance(record, tuple)  # one record per call: the subscriber is not batch
-        try:
-            await processor.handle(
-                record.topic, record.partition, record.offset, message.body, record.key
-            )
-        except FatalError as error:
-            exit_fatally(spec.name, error)
-
     app = FastStream(
         broker,
         specification=AsyncAPI(title=f"holdem-{spec.name}", version="1.0.0"),
     )
     if not in_memory:
-        _add_lifecycle(app, processor, settings, subscriber, registry, listener)
+        assert isinstance(outbox, TransactionalOutbox)
+        loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e))
+        _add_lifecycle(app, processor, settings, loop, registry)
     return ServiceApp(app, broker, processor)
+
+
+def _subscribe_in_memory(
+    broker: KafkaBroker, processor: Processor[Any], spec: Spec[Any], topics: Any
+) -> None:
+    """TestKafkaBroker's path (and the AsyncAPI documents): one record per call."""
+    subscriber = broker.subscriber(
+        *(getattr(topics, role) for role in spec.inputs),
+        group_id=f"holdem-{spec.name}",
+        ack_policy=AckPolicy.ACK,
+        title=f"holdem-{spec.name}",
+        description="consumes the roles "
+        + ", ".join(spec.inputs)
+        + "; payloads are the unions published on those topics (see the other channels)",
+    )
+
+    @subscriber
+    async def on_record(message: KafkaMessage) -> None:
+        record = message.raw_message
+        assert not isinstance(record, tuple)  # one record per call: the subscriber is not batch
+        kind = (message.headers or {}).get(TYPE_HEADER)
+        if processor.wants(record.topic, kind.encode() if isinstance(kind, str) else None):
+            await processor.handle(
+                record.topic, record.partition, record.offset, message.body, record.key
+            )
 
 
 def _add_lifecycle(
     app: FastStream,
     processor: Processor[Any],
     settings: RuntimeSettings,
-    subscriber: Any,
+    loop: ServiceLoop,
     registry: CollectorRegistry,
-    listener: ReplayOnAssign,
 ) -> None:
     tasks: list[asyncio.Task[None]] = []
 
@@ -187,13 +154,14 @@ def _add_lifecycle(
     async def tick() -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
         # may still be waiting in it.
-        if listener.ready and await _caught_up(subscriber):
+        if await loop.caught_up():
             await processor.run_tick()
 
     @app.after_startup
     async def start_loops() -> None:
+        await loop.start()
         tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
-        tasks.append(asyncio.create_task(_every(5.0, lambda: _measure_lag(processor, subscriber))))
+        tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))
 
     @app.on_shutdown
     async def stop() -> None:
@@ -202,6 +170,7 @@ def _add_lifecycle(
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await loop.stop()
         await processor.outbox.stop()
 
 
@@ -212,33 +181,10 @@ async def _every(seconds: float, action: Any) -> None:
             await action()
         except asyncio.CancelledError:
             raise
+        except FatalError as error:
+            exit_fatally("tick", error)
         except Exception:  # a failed tick is logged; the next one tries again
             log.exception("periodic task failed")
-
-
-async def _caught_up(subscriber: Any) -> bool:
-    consumer = getattr(subscriber, "consumer", None)
-    if consumer is None or not consumer.assignment():
-        return False
-    for tp in consumer.assignment():
-        high = consumer.highwater(tp)
-        if high is None or await consumer.position(tp) < high:
-            return False
-    return True
-
-
-async def _measure_lag(processor: Processor[Any], subscriber: Any) -> None:
-    consumer = getattr(subscriber, "consumer", None)
-    if consumer is None:
-        return
-    for tp in consumer.assignment():
-        high = consumer.highwater(tp)
-        if high is None:
-            continue
-        position = await consumer.position(tp)
-        processor.metrics.lag.labels(processor.spec.name, tp.topic, str(tp.partition)).set(
-            max(high - position, 0)
-        )
 
 
 def exit_fatally(service: str, error: BaseException) -> NoReturn:

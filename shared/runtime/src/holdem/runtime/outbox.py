@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import structlog
-from aiokafka import AIOKafkaProducer
+from aiokafka import AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 from faststream.kafka import KafkaBroker
 
@@ -16,7 +16,9 @@ from holdem.client.connection import KafkaConnection, as_connection
 
 log = structlog.get_logger(__name__)
 
-Record = tuple[str, str, bytes]  # topic, key (player_id), value (JSON)
+Record = tuple[str, str, bytes, str]  # topic, key (player_id), value (JSON), message type
+TYPE_HEADER = "type"  # every record we publish names its message type, so readers skip unparsed
+Offsets = dict[TopicPartition, int]  # the next offset to read, per input partition
 
 
 class FatalError(RuntimeError):
@@ -29,15 +31,17 @@ class Outbox(Protocol):
     async def start(self) -> None: ...
     async def stop(self) -> None: ...
     async def send(self, records: Sequence[Record]) -> None:
-        """Publish all records or none of them."""
+        """Take a decision's records: published with the next commit, all or none."""
 
     async def flush(self) -> None:
-        """Called after the processor's lock is released (in-memory delivery happens here)."""
+        """Publish what was sent since the last commit (ticks; in-memory delivery)."""
 
 
 class TransactionalOutbox:
-    """All events of one decision in one aiokafka transaction: consumers that read committed
-    see every event of a decision or none, even if the process dies half-way."""
+    """Exactly-once per poll batch: the records of every decision of a batch and the consumer
+    offsets of that batch are committed in one aiokafka transaction
+    (``send_offsets_to_transaction``), so effects and progress commit or abort together, and
+    read_committed consumers see all of a batch or none of it."""
 
     def __init__(
         self, connection: KafkaConnection | str, transactional_id: str, retries: int = 5
@@ -46,6 +50,12 @@ class TransactionalOutbox:
         self._transactional_id = transactional_id
         self._producer: AIOKafkaProducer | None = None
         self._retries = retries
+        self._pending: list[Record] = []
+        self._committing = asyncio.Lock()  # a tick's commit and a batch's never overlap
+
+    @property
+    def transactional_id(self) -> str:
+        return self._transactional_id
 
     async def start(self) -> None:
         # Made here, not in __init__: aiokafka needs a running loop, and a service's app is
@@ -63,27 +73,39 @@ class TransactionalOutbox:
         if self._producer is not None:
             await self._producer.stop()
 
-    async def flush(self) -> None:
-        return None  # send() already committed the transaction
-
     async def send(self, records: Sequence[Record]) -> None:
-        if not records:
-            return
+        self._pending.extend(records)
+
+    async def flush(self) -> None:
+        await self.commit({}, None)
+
+    async def commit(self, offsets: Offsets, group_id: str | None) -> None:
+        """One transaction: every pending record, then the batch's offsets. Retried whole; a
+        fenced producer or one that fails every retry raises FatalError."""
+        async with self._committing:
+            records, self._pending = self._pending, []
+            if records or offsets:
+                await self._commit(records, offsets, group_id)
+
+    async def _commit(self, records: list[Record], offsets: Offsets, group_id: str | None) -> None:
         producer = self._producer
         if producer is None:
-            raise RuntimeError("TransactionalOutbox.send before start")
+            raise RuntimeError("TransactionalOutbox.commit before start")
         for attempt in range(self._retries + 1):
             try:
                 async with producer.transaction():
-                    for topic, key, value in records:
-                        await producer.send(topic, value=value, key=key.encode())
+                    for topic, key, value, kind in records:
+                        headers = [(TYPE_HEADER, kind.encode())]
+                        await producer.send(topic, value=value, key=key.encode(), headers=headers)
+                    if offsets and group_id is not None:
+                        await producer.send_offsets_to_transaction(offsets, group_id)
                 return
             except ProducerFenced as error:  # another instance took our transactional id
                 raise FatalError(f"producer fenced: {error!r}") from error
             except KafkaError as error:
                 if attempt == self._retries:
-                    raise FatalError(f"publish failed {attempt + 1} times: {error!r}") from error
-                log.warning("publish failed, retrying", error=repr(error), attempt=attempt + 1)
+                    raise FatalError(f"commit failed {attempt + 1} times: {error!r}") from error
+                log.warning("commit failed, retrying", error=repr(error), attempt=attempt + 1)
                 await asyncio.sleep(0.2 * 2**attempt)
 
 
@@ -114,7 +136,8 @@ class BrokerOutbox:
         self._flushing = True
         try:
             while self._queue:
-                topic, key, value = self._queue.popleft()
-                await self._broker.publish(value, topic, key=key.encode())
+                topic, key, value, kind = self._queue.popleft()
+                headers = {TYPE_HEADER: kind}
+                await self._broker.publish(value, topic, key=key.encode(), headers=headers)
         finally:
             self._flushing = False

@@ -86,6 +86,9 @@ class Spec(Generic[S]):
     tick_interval_s: float = 1.0
     open_rounds: Callable[[S], int] | None = None
     on_handled: Callable[[S, Message, list[Message]], None] | None = None  # service metrics
+    # The message types it folds or decides on; records whose type header names another type
+    # are skipped unparsed (None: parse everything).
+    reads: frozenset[str] | None = None
 
 
 @dataclass
@@ -130,8 +133,17 @@ class Processor(Generic[S]):
     async def handle(
         self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
     ) -> None:
-        """Handle one record. Never raises for anything the record did; ``FatalError`` when the
-        service cannot publish (the caller must end the process)."""
+        """Handle one record on its own and publish what it decided (the in-memory path)."""
+        async with self.lock:
+            await self.process(topic, partition, offset, raw, key)
+        await self.outbox.flush()
+
+    async def process(
+        self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
+    ) -> None:
+        """Handle one record of a batch: the caller holds ``lock`` and commits the outbox.
+        Never raises for anything the record did; ``FatalError`` when the service cannot
+        publish (the caller must end the process)."""
         origin = Origin(topic, partition, offset, raw, key)
         try:
             await self._handle(origin)
@@ -141,7 +153,12 @@ class Processor(Generic[S]):
             log.exception("record failed", topic=topic, partition=partition, offset=offset)
             detail = f"{type(error).__name__}: {error}"
             await self._reject(origin, Reason.PROCESSING_FAILED, detail)
-        await self.outbox.flush()
+
+    def wants(self, topic: str, kind: bytes | None) -> bool:
+        """Whether a record is worth parsing: its ``type`` header (when it has one) names a
+        message this service reads. The header only saves work; the body decides."""
+        reads = self.spec.reads
+        return reads is None or kind is None or kind.decode(errors="replace") in reads
 
     async def _handle(self, origin: Origin) -> None:
         role = self._role_of[origin.topic]
@@ -156,10 +173,9 @@ class Processor(Generic[S]):
             if self._reports(role, origin.raw):
                 await self._reject(origin, *refusal)
             return
-        async with self.lock:
-            if role in self.spec.state_roles:
-                self.state = self.spec.evolve(self.state, message)
-            await self._decide_and_publish(message, origin)
+        if role in self.spec.state_roles:
+            self.state = self.spec.evolve(self.state, message)
+        await self._decide_and_publish(message, origin)
 
     def _refusal(
         self, message: Message, key: bytes | None, partition: int
@@ -216,12 +232,15 @@ class Processor(Generic[S]):
             self.metrics.open_rounds.labels(self.spec.name).set(self.spec.open_rounds(self.state))
 
     async def _publish(self, events: Sequence[Message]) -> None:
-        records: list[Record] = [(self.topic_of(e.TOPIC), e.player_id, dump(e)) for e in events]
+        records: list[Record] = [
+            (self.topic_of(e.TOPIC), e.player_id, dump(e), e.type)  # type: ignore[attr-defined]
+            for e in events
+        ]
         await self.outbox.send(records)
         for event in events:
             if event.TOPIC in self.spec.state_roles:
                 self.state = self.spec.evolve(self.state, event)
-            log.info(
+            log.debug(
                 "published",
                 event_type=event.type,  # type: ignore[attr-defined]
                 round_id=event.round_id,
