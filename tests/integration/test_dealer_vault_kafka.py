@@ -10,6 +10,7 @@ import sys
 
 import pytest
 from support.dealer import sealed
+from support.kafka import Cluster
 from support.kafka_io import produce
 
 from holdem.core.contracts import dump
@@ -20,13 +21,13 @@ BOUND_S = 120  # a bound on a hung process, not a speed requirement
 
 
 async def test_a_dealer_that_cannot_open_a_vault_record_exits_non_zero(
-    kafka_bootstrap: str, topics: Topics
+    kafka: Cluster, topics: Topics
 ) -> None:
     record = sealed()  # sealed with the tests' key "test-1"
-    await produce(kafka_bootstrap, topics.vault, record.player_id, dump(record))
+    await produce(kafka.admin, topics.vault, record.player_id, dump(record))
     env = {
-        **os.environ,
-        "HOLDEM_KAFKA_BOOTSTRAP": kafka_bootstrap,
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_KAFKA_")},
+        **kafka.connection("dealer").env(),
         "HOLDEM_TOPIC_PREFIX": topics.commands.removesuffix(".holdem.commands"),
         "HOLDEM_PARTITIONS": "3",
         "HOLDEM_METRICS_PORT": "0",

@@ -6,6 +6,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from support.kafka import Cluster
 from support.messages import command
 from support.rounds import RoundEvents
 from support.stack import Stack
@@ -21,8 +22,8 @@ GAME = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h: ante 10 and call 20 re
 
 
 @pytest.fixture(scope="module")
-async def stack(kafka_bootstrap: str) -> AsyncIterator[Stack]:
-    shared = Stack(kafka_bootstrap, Topics.unique("forged"))
+async def stack(kafka: Cluster) -> AsyncIterator[Stack]:
+    shared = Stack(kafka, Topics.unique("forged"))
     await shared.open()
     try:
         yield shared

@@ -21,10 +21,11 @@ from support.kafka import Cluster
 from support.kafka_io import produce, read_all
 from support.messages import command
 from support.stack import Stack
+from support.wallet import forged_settled as forged_result
 
 from holdem.client.commands import partition_for_key as partition_for
 from holdem.client.connection import KafkaConnection
-from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw, dump
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
@@ -436,14 +437,19 @@ async def operator_transactions(h: Hostile) -> str:
 async def forged_settlement(h: Hostile) -> str:
     player = await h.funded()
     round_id = await h.dealt(player)
-    await h.stack.send(command(Call, player, round_id=round_id))
-    await h.stack.event(player, "round.called", round_id)
+    forged = forged_result(player, round_id, f"forged-{round_id}")
     settlement = h.stack.kafka.connection("settlement")
-    await produce(settlement, h.stack.topics.rounds, player, forged_settled(player, round_id))
+    await produce(settlement, h.stack.topics.rounds, player, dump(forged))
+    refusal = await h.stack.wait_for(
+        lambda: next(
+            (e for e in h.stack.events(player) if e.causation_id == forged.event_id), None
+        ),
+        "the wallet's refusal of the forged Settled",
+    )
+    assert refusal.type == "round.malfunction" and refusal.source == "wallet"
+    await h.stack.send(command(Call, player, round_id=round_id))
     paid = await h.stack.event(player, "wallet.payout_credited", round_id)
     assert paid.amount < 999_999_999
-    refusal = await h.stack.event(player, "round.malfunction", round_id)
-    assert refusal.source == "wallet" and refusal.refuses_settled()
     await h.stack.assert_sound(player)
     reason = refusal.reason.split(":")[0]
     return f"not paid: the wallet refused it ({reason}); the real result paid {paid.amount}"

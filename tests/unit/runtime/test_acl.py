@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.dealer import VAULT
 
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
@@ -34,7 +35,7 @@ def rules() -> list[acl.Acl]:
 
 def test_the_plan_mirrors_what_each_service_spec_declares() -> None:
     specs = {
-        "dealer": dealer_spec(DealerSettings().table),
+        "dealer": dealer_spec(DealerSettings().table, VAULT),
         "wallet": wallet_spec(WalletSettings().table),
         "settlement": settlement_spec(SettlementSettings()),
     }

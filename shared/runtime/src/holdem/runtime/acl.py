@@ -31,7 +31,7 @@ class Access:
 
 SERVICES: dict[str, Access] = {
     "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
-    "wallet": Access(("commands", "rounds"), ("wallet",), ("rounds", "wallet")),
+    "wallet": Access(("commands", "rounds"), ("wallet", "rounds"), ("rounds", "wallet")),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
 }
 OPERATOR_WRITES = ("commands",)
