@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from holdem.client.connection import KafkaConnection
-from holdem.runtime import app
+from holdem.runtime import loop
 from holdem.runtime.launcher import READY_EVENT, Launcher, LaunchError, ServiceProcess
 
 
@@ -26,7 +26,7 @@ SERVES = f"import sys, time; print('starting'); print({READY!r}, file=sys.stderr
 
 
 def test_the_ready_event_is_the_one_the_runtime_logs_after_its_replay() -> None:
-    source = Path(app.__file__).read_text()
+    source = Path(loop.__file__).read_text()
 
     assert re.search(rf'log\.info\(\s*"{READY_EVENT}"', source)
 

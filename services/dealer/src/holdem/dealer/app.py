@@ -8,14 +8,14 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import DeckSealed, Message
+from holdem.core.contracts import DeckSealed, Message, type_names
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
 from holdem.dealer.context import DeckSource, Table, Tick, TimeoutPolicy
-from holdem.dealer.decide import bind
+from holdem.dealer.decide import HANDLED, bind
 from holdem.dealer.settings import DealerSettings
-from holdem.dealer.state import DealerState, evolve, initial_state
+from holdem.dealer.state import FOLDED, DealerState, evolve, initial_state
 from holdem.dealer.vault import Vault, VaultError, VaultKeyError
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
@@ -87,6 +87,7 @@ def dealer_spec(
         tick=tick,
         tick_interval_s=tick_interval_s,
         open_rounds=lambda state: len(state.open),
+        reads=type_names(*FOLDED, *HANDLED),
     )
 
 

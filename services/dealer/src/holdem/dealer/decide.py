@@ -121,6 +121,7 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
     VoidRound: _on_void,
     Malfunction: _on_malfunction,
 }
+HANDLED = tuple(_HANDLERS)  # the message models decide answers
 
 
 def bind(

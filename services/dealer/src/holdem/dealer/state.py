@@ -201,6 +201,8 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
 }
 
 
+FOLDED = tuple(_APPLY)  # the message models evolve folds
+
 # The command type behind an event that answers a player's command.
 _ANSWERS: dict[type, str] = {
     Called: "command.call",

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import get_args
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter
 
-from holdem.core.contracts import Malfunction, Message
+from holdem.core.contracts import Malfunction, Message, type_names
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.settlement.decide import decide
 from holdem.settlement.settings import SettlementSettings
-from holdem.settlement.state import SettlementState, evolve, initial_state
+from holdem.settlement.state import RoundsEvent, SettlementState, evolve, initial_state
 
 NAME = "settlement"
 log = structlog.get_logger(__name__)
@@ -56,6 +57,7 @@ def settlement_spec(
         outputs=("rounds",),
         open_rounds=lambda state: state.open_rounds,
         on_handled=on_handled,
+        reads=type_names(*get_args(RoundsEvent)),
     )
 
 

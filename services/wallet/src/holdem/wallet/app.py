@@ -5,11 +5,12 @@ from __future__ import annotations
 import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import Malfunction, Message
+from holdem.core.contracts import COMMAND_TYPES, Dealt, Malfunction, Message, type_names
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.wallet.decide import Table, bind
+from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.settings import WalletSettings
 from holdem.wallet.state import State, evolve, initial_state
 
@@ -47,6 +48,9 @@ def wallet_spec(table: Table) -> Spec[State]:
         rejects_unreadable=frozenset({"commands"}),
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
+        # Every command (it reports unknown types) and the rounds events that prove and end a
+        # round; BetPlaced, BetRejected, Malfunction and CommandRejected are skipped unparsed.
+        reads=COMMAND_TYPES | type_names(Dealt, *ROUND_HANDLERS),
     )
 
 

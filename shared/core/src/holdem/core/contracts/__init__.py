@@ -128,6 +128,15 @@ def parse(role: str, raw: bytes | str) -> Any:
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
 
 
+def type_names(*models: type[Message]) -> frozenset[str]:
+    """The wire ``type`` strings of these models (what a service declares it reads).
+
+    >>> sorted(type_names(Call, Fold))
+    ['command.call', 'command.fold']
+    """
+    return frozenset(str(model.model_fields["type"].default) for model in models)
+
+
 def dump(message: Message) -> bytes:
     """The wire form of a message (JSON, UTF-8)."""
     return message.model_dump_json().encode()
@@ -176,4 +185,5 @@ __all__ = [
     "Withdraw",
     "dump",
     "parse",
+    "type_names",
 ]
