@@ -17,6 +17,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`",
     ),
     "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
+    # the lab (holdem-lab) is imported only here, by name: the core never imports it statically
+    "rng-report": (
+        "holdem.lab.rng.cli",
+        "draw decks through the dealer's shuffle and write the statistical RNG report",
+    ),
 }
 
 
@@ -25,10 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in {"-h", "--help"} or args[0] not in COMMANDS:
         print("usage: holdem <command> [options]\n\ncommands:")
         for name, (_, text) in COMMANDS.items():
-            print(f"  {name:8} {text}")
+            print(f"  {name:10} {text}")
         return 0 if args and args[0] in {"-h", "--help"} else 2
     module = importlib.import_module(COMMANDS[args[0]][0])
-    entry = getattr(module, f"{args[0]}_main", None) or module.main
+    entry = getattr(module, f"{args[0].replace('-', '_')}_main", None) or module.main
     result: int = entry(args[1:])
     return result
 

@@ -1,0 +1,110 @@
+"""``holdem rng-report``: draw decks through the dealer's shuffle on every core, test, report."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import ssl
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from holdem.lab.rng.sampling import SOURCES, Counts, draw
+
+DEFAULT_SHUFFLES = 10_000_000
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="holdem rng-report", description=__doc__)
+    p.add_argument("--shuffles", type=positive, default=DEFAULT_SHUFFLES, help="decks to draw")
+    p.add_argument("--out", type=Path, default=Path("rng-report"), help="report directory")
+    p.add_argument("--workers", type=positive, default=os.cpu_count() or 1, help="processes")
+    p.add_argument(
+        "--source",
+        choices=sorted(SOURCES),
+        default="secrets",
+        help="randbelow behind the shuffle; modulo-byte is the biased negative control",
+    )
+    p.add_argument("--counts", type=Path, help="render from tallies saved by an earlier run")
+    return p
+
+
+def environment() -> dict[str, str]:
+    """What a lab needs to reproduce the run: commit, interpreter, OpenSSL, machine."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        commit += " (with uncommitted changes)" if dirty else ""
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown (not a git checkout)"
+    return {
+        "commit": commit,
+        "python": sys.version.split()[0] + f" ({platform.python_implementation()})",
+        "openssl": ssl.OPENSSL_VERSION,
+        "machine": f"{platform.node()}: {platform.platform()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores",
+        "started_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def sample(args: argparse.Namespace) -> tuple[Counts, float]:
+    """Draw ``args.shuffles`` decks with a progress bar; the tallies and the seconds taken."""
+    columns = (
+        *Progress.get_default_columns()[:1],
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
+    start = time.perf_counter()
+    with Progress(*columns) as bar:
+        task = bar.add_task("shuffling", total=args.shuffles)
+        counts = draw(
+            args.shuffles, args.source, args.workers, on_chunk=lambda n: bar.advance(task, n)
+        )
+    return counts, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.counts is not None:
+        counts = Counts.load(args.counts)
+        meta = json.loads(args.counts.with_suffix(".json").read_text())
+    else:
+        env = environment()
+        counts, seconds = sample(args)
+        meta = {
+            **env,
+            "shuffles": counts.decks,
+            "source": args.source,
+            "workers": args.workers,
+            "sampling_seconds": round(seconds, 1),
+        }
+        counts.save(args.out / "counts.npz")
+        (args.out / "counts.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(json.dumps(meta))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
