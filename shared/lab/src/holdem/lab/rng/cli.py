@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+from holdem.lab.rng import report
 from holdem.lab.rng.sampling import SOURCES, Counts, draw
 
 DEFAULT_SHUFFLES = 10_000_000
@@ -39,6 +40,15 @@ def parser() -> argparse.ArgumentParser:
         help="randbelow behind the shuffle; modulo-byte is the biased negative control",
     )
     p.add_argument("--counts", type=Path, help="render from tallies saved by an earlier run")
+    p.add_argument(
+        "--nist-bits",
+        type=int,
+        default=1_000_000,
+        help="bits of os.urandom for NIST SP 800-22 (0: skip the NIST part)",
+    )
+    p.add_argument(
+        "--alpha", type=float, default=report.DEFAULT_ALPHA, help="family-wise significance (Holm)"
+    )
     return p
 
 
@@ -67,20 +77,40 @@ def environment() -> dict[str, str]:
     }
 
 
-def sample(args: argparse.Namespace) -> tuple[Counts, float]:
-    """Draw ``args.shuffles`` decks with a progress bar; the tallies and the seconds taken."""
+CHECKPOINT_SECONDS = 120.0
+
+
+def save(counts: Counts, meta: dict[str, object], out: Path) -> None:
+    """The tallies and how they were drawn, so the report can be rendered again (``--counts``)."""
+    counts.save(out / "counts.npz")
+    (out / "counts.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def sample(args: argparse.Namespace, meta: dict[str, object]) -> tuple[Counts, float]:
+    """Draw ``args.shuffles`` decks with a progress bar; the tallies and the seconds taken.
+
+    Every two minutes the running tallies are saved, marked incomplete, so a long run that is
+    stopped still leaves evidence that can be reported (honestly labelled with its size).
+    """
     columns = (
         *Progress.get_default_columns()[:1],
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    start = time.perf_counter()
+    start = last = time.perf_counter()
+
+    def on_chunk(total: Counts) -> None:
+        nonlocal last
+        bar.update(task, completed=total.decks)
+        if time.perf_counter() - last > CHECKPOINT_SECONDS:
+            last = time.perf_counter()
+            partial = {**meta, "complete": False, "shuffles": total.decks}
+            save(total, {**partial, "sampling_seconds": round(last - start, 1)}, args.out)
+
     with Progress(*columns) as bar:
         task = bar.add_task("shuffling", total=args.shuffles)
-        counts = draw(
-            args.shuffles, args.source, args.workers, on_chunk=lambda n: bar.advance(task, n)
-        )
+        counts = draw(args.shuffles, args.source, args.workers, on_chunk=on_chunk)
     return counts, time.perf_counter() - start
 
 
@@ -90,20 +120,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.counts is not None:
         counts = Counts.load(args.counts)
         meta = json.loads(args.counts.with_suffix(".json").read_text())
+        meta["report rendered at commit"] = environment()["commit"]
     else:
-        env = environment()
-        counts, seconds = sample(args)
         meta = {
-            **env,
-            "shuffles": counts.decks,
+            **environment(),
             "source": args.source,
             "workers": args.workers,
-            "sampling_seconds": round(seconds, 1),
+            "requested": args.shuffles,
         }
-        counts.save(args.out / "counts.npz")
-        (args.out / "counts.json").write_text(json.dumps(meta, indent=2) + "\n")
-    print(json.dumps(meta))
-    return 0
+        counts, seconds = sample(args, meta)
+        meta.update(complete=True, shuffles=counts.decks, sampling_seconds=round(seconds, 1))
+        save(counts, meta, args.out)
+    print(f"testing {counts.decks:,} decks and {args.nist_bits:,} bits of os.urandom ...")
+    result = report.build(counts, meta, args.nist_bits, args.alpha)
+    report.write(result, counts, args.out)
+    verdict = "PASS" if result.passed else "FAIL: " + "; ".join(r.name for r in result.failed)
+    print(f"{verdict}\nreport: {args.out / 'report.md'} and report.html")
+    return 0 if result.passed else 1
 
 
 if __name__ == "__main__":

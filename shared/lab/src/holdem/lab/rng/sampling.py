@@ -154,9 +154,12 @@ def draw(
     source: str = "secrets",
     workers: int | None = None,
     chunk: int = 20_000,
-    on_chunk: Callable[[int], None] | None = None,
+    on_chunk: Callable[[Counts], None] | None = None,
 ) -> Counts:
-    """Counts over ``total`` decks, drawn in chunks on ``workers`` processes (all cores)."""
+    """Counts over ``total`` decks, drawn in chunks on ``workers`` processes (all cores).
+
+    ``on_chunk`` sees the running total after each chunk (progress, checkpoints).
+    """
     if source not in SOURCES:
         raise ValueError(f"unknown random source {source!r}; one of {sorted(SOURCES)}")
     if total < 1:
@@ -168,6 +171,6 @@ def draw(
         for part in pool.imap_unordered(draw_chunk, tasks):
             result = part if result is None else result + part
             if on_chunk is not None:
-                on_chunk(part.decks)
+                on_chunk(result)
     assert result is not None
     return result
