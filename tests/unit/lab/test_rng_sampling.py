@@ -51,3 +51,7 @@ def test_draw_rejects_an_unknown_source_and_an_empty_run() -> None:
         draw(10, "mersenne")
     with pytest.raises(ValueError, match="at least one deck"):
         draw(0)
+
+
+def test_the_production_source_is_the_dealers_default_randbelow() -> None:
+    assert shuffle.__defaults__ == (FULL_DECK, sampling.SOURCES["secrets"])

@@ -58,7 +58,7 @@ def _five_card_counts(
 def five_card_categories() -> Probs:
     """Category probabilities of five random cards: all 2,598,960 hands by the core evaluator."""
     counts = _five_card_counts(kernel_tables(5), load_tables().category)
-    return counts / counts.sum()
+    return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 
 @njit(cache=True)
@@ -81,7 +81,7 @@ def _seven_card_counts(
 def seven_card_categories() -> Probs:
     """Category probabilities of seven random cards: all 133,784,560 hands, core evaluator."""
     counts = _seven_card_counts(kernel_tables(7), load_tables().category)
-    return counts / counts.sum()
+    return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 
 def uniform(cells: int) -> Probs:

@@ -8,6 +8,7 @@ import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -62,9 +63,8 @@ class Counts:
 
     def save(self, path: Path) -> None:
         """Write the tallies to an ``.npz`` so a report can be rendered again without redrawing."""
-        np.savez_compressed(
-            path, **{f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
-        )
+        arrays: dict[str, Any] = {f.name: np.asarray(getattr(self, f.name)) for f in fields(self)}
+        np.savez_compressed(path, **arrays)
 
     @classmethod
     def load(cls, path: Path) -> Counts:
@@ -80,7 +80,8 @@ def hole_class(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> npt.NDArra
     ra, rb = a >> 2, b >> 2
     hi, lo = np.maximum(ra, rb), np.minimum(ra, rb)
     suited = (a & 3) == (b & 3)
-    return np.where(suited, hi * 13 + lo, lo * 13 + hi)
+    index: npt.NDArray[np.int64] = np.where(suited, hi * 13 + lo, lo * 13 + hi)
+    return index
 
 
 def flop_texture(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -88,7 +89,8 @@ def flop_texture(cards: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     ranks, suits = np.sort(cards >> 2, axis=1), np.sort(cards & 3, axis=1)
     distinct_r = 1 + (ranks[:, 1:] != ranks[:, :-1]).sum(axis=1)
     distinct_s = 1 + (suits[:, 1:] != suits[:, :-1]).sum(axis=1)
-    return (distinct_r - 1) * 3 + (distinct_s - 1)
+    index: npt.NDArray[np.int64] = (distinct_r - 1) * 3 + (distinct_s - 1)
+    return index
 
 
 def lehmer(prefix: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
