@@ -43,6 +43,7 @@ def run(bits: npt.NDArray[np.int64]) -> tuple[list[Result], dict[str, str]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             outcome, _ = test.run(bits.copy())
+        # the public .score is the mean of a test's p-values; the list keeps each one
         scores = np.atleast_1d(np.asarray(outcome._score_list, dtype=np.float64))
         label = f"{name.replace('_', ' ')} ({len(bits):,} bits)"
         if len(scores) == 1:

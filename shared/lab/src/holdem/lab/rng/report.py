@@ -71,79 +71,78 @@ def build(
 Block = tuple[Any, ...]  # ("h1"|"h2"|"h3"|"p", text), ("table", head, rows), ("img", file, alt)
 
 
-def blocks(report: Report) -> list[Block]:
-    """The report as headings, paragraphs, tables and images, rendered to Markdown and HTML."""
-    m, n = report.meta, report.results
-    smallest = min(zip(n, report.adjusted, strict=True), key=lambda t: t[0].pvalue)
-    verdict = (
-        "PASS: no test rejects a fair shuffle"
-        if report.passed
-        else ("FAIL: " + "; ".join(r.name for r in report.failed))
-    )
+def headline(report: Report) -> list[Block]:
+    """Verdict, smallest p-value, and a warning when the tallies are from an unfinished run."""
+    rows = report.results
+    smallest, adjusted = min(zip(rows, report.adjusted, strict=True), key=lambda t: t[0].pvalue)
+    failed = "; ".join(r.name for r in report.failed)
+    verdict = "PASS: no test rejects a fair shuffle" if report.passed else f"FAIL: {failed}"
     out: list[Block] = [
         ("h1", "RNG report: the dealer's shuffle"),
         (
             "p",
             f"**Verdict: {verdict}** at a family-wise significance of {report.alpha} "
-            f"(Holm's correction over the {len(n)} rows below).",
+            f"(Holm's correction over the {len(rows)} rows of the summary).",
         ),
         (
             "p",
-            f"Smallest p-value: {smallest[0].pvalue:.3g} ({smallest[0].group}: "
-            f"{smallest[0].name}), Holm-adjusted {smallest[1]:.3g}.",
+            f"Smallest p-value: {smallest.pvalue:.3g} ({smallest.group}: {smallest.name}), "
+            f"Holm-adjusted {adjusted:.3g}.",
         ),
+    ]
+    if report.meta.get("complete") is False:
+        out.append(("p", "**Warning: these tallies are a checkpoint of an unfinished run.**"))
+    return out
+
+
+def summary(report: Report) -> list[Block]:
+    """The run's provenance and the summary table."""
+    run = {**report.meta, **{f"seconds, {k}": v for k, v in report.seconds.items()}}
+    rows = [
+        [r.group, r.name, f"{r.statistic:.4g}", r.df, f"{r.pvalue:.4g}", f"{q:.4g}",
+         "pass" if q >= report.alpha else "**FAIL**"]
+        for r, q in zip(report.results, report.adjusted, strict=True)
+    ]  # fmt: skip
+    head = ["group", "test", "statistic", "df", "p-value", "Holm-adjusted", "verdict"]
+    return [
         ("h2", "Run"),
-        (
-            "table",
-            ["item", "value"],
-            [
-                [str(k), str(v)]
-                for k, v in {**m, **{f"seconds, {k}": v for k, v in report.seconds.items()}}.items()
-            ],
-        ),
+        ("table", ["item", "value"], [[str(k), str(v)] for k, v in run.items()]),
         ("h2", "Summary"),
-        (
-            "table",
-            ["group", "test", "statistic", "df", "p-value", "Holm-adjusted", "verdict"],
-            [
-                [
-                    r.group,
-                    r.name,
-                    f"{r.statistic:.4g}",
-                    r.df,
-                    f"{r.pvalue:.4g}",
-                    f"{q:.4g}",
-                    "pass" if q >= report.alpha else "**FAIL**",
-                ]
-                for r, q in zip(n, report.adjusted, strict=True)
-            ],
-        ),
+        ("table", head, rows),
         (
             "p",
-            "Rows marked *min of k* report the smallest of k p-values, multiplied by k "
-            "(Bonferroni) before entering Holm's correction.",
+            "Rows marked *min of k* give the smallest of k p-values as the statistic and that "
+            "p-value times k (Bonferroni) as the p-value. For NIST rows the statistic column "
+            "repeats the p-value (nistrng reports p-values only).",
         ),
+    ]
+
+
+def details(report: Report) -> list[Block]:
+    """The figures, the observed and expected counts, and what was not run."""
+    out: list[Block] = [
+        ("h2", "Figures"),
         ("img", HEATMAP, "card x position, observed / expected"),
         ("img", PVALUES, "histogram of the individual p-values"),
         ("img", HANDS, "hand categories, observed and expected"),
-        ("h2", "Dealt hands: observed and expected counts"),
+        ("h2", "Observed and expected counts"),
     ]
-    for r in n:
-        if r.table and len(r.table) <= 20:
-            out += [
-                ("h3", r.name),
-                (
-                    "table",
-                    ["class", "observed", "expected"],
-                    [[a, f"{o:,}", f"{e:,.1f}"] for a, o, e in r.table],
-                ),
-            ]
-    out += [
+    for r in report.results:
+        if r.table:
+            rows = [[a, f"{o:,}", f"{e:,.1f}"] for a, o, e in r.table]
+            out += [("h3", r.name), ("table", ["class", "observed", "expected"], rows)]
+    skipped = [[k, v] for k, v in report.nist_skipped.items()]
+    return [
+        *out,
         ("h2", "NIST SP 800-22 tests not run"),
-        ("table", ["test", "why"], [[k, v] for k, v in report.nist_skipped.items()]),
+        ("table", ["test", "why"], skipped),
         ("p", "Debian's dieharder was not run: this report uses NIST SP 800-22 (nistrng)."),
     ]
-    return out
+
+
+def blocks(report: Report) -> list[Block]:
+    """The report as headings, paragraphs, tables and images, rendered to Markdown and HTML."""
+    return [*headline(report), *summary(report), *details(report)]
 
 
 def markdown(items: list[Block]) -> str:
