@@ -51,7 +51,10 @@ def test_the_report_is_written_with_its_figures(tmp_path) -> None:  # type: igno
         assert (tmp_path / png).stat().st_size > 1000
 
 
-@pytest.mark.parametrize("argv", [["--shuffles", "0"], ["--source", "mersenne"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--shuffles", "0"], ["--source", "mersenne"], ["--alpha", "2"], ["--counts", "/nonexistent"]],
+)
 def test_the_command_rejects_bad_options(argv: list[str]) -> None:
     from holdem.lab.rng.cli import main
 

@@ -115,7 +115,12 @@ def sample(args: argparse.Namespace, meta: dict[str, object]) -> tuple[Counts, f
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    cli = parser()
+    args = cli.parse_args(argv)
+    if args.counts is not None and not args.counts.with_suffix(".json").is_file():
+        cli.error(f"--counts: need {args.counts} and its {args.counts.with_suffix('.json').name}")
+    if args.nist_bits < 0 or not 0 < args.alpha < 1:
+        cli.error("--nist-bits must be >= 0 and --alpha in (0, 1)")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.counts is not None:
         counts = Counts.load(args.counts)
