@@ -12,9 +12,10 @@ from nistrng import SP800_22R1A_BATTERY
 
 from holdem.lab.rng.stats import Result, min_p
 
-# Left out, with the reason printed in the report: nistrng 1.2.3's implementation gives p-values
+# Left out, with the reason printed in the report: nistrng 1.2.3's implementations give p-values
 # far from uniform on os.urandom (random_excursion: ~1e-200; non-overlapping templates: ~1.0;
-# linear_complexity: 0.0 and minutes per megabit; Maurer: 0.999 every time), so they would measure the package, not the RNG.
+# linear_complexity: 0.0 and minutes per megabit; Maurer: 0.999 every time), so they would
+# measure the package, not the RNG.
 EXCLUDED = {
     "random_excursion": "nistrng 1.2.3 returns p ~ 1e-200 on any input (implementation bug)",
     "non_overlapping_template_matching": "nistrng 1.2.3 returns p ~ 1.0 on any input",
