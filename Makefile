@@ -36,7 +36,7 @@ fmt: install
 bench: install  ## speed figures, each beside a baseline measured in the same run
 	$(PY) bench/run.py
 
-rng-report: install  ## the statistical RNG report on SHUFFLES decks into OUT (all cores; ~20+ min for 10M)
+rng-report: install  ## the statistical RNG report on SHUFFLES decks into OUT (all cores; 10M took 37 min on 2 shared cores)
 	$(UV) run --frozen holdem rng-report --shuffles $(SHUFFLES) --out $(OUT)
 
 contracts: install  ## JSON Schema files, the contract version lock, the services' AsyncAPI
