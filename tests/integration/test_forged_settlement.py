@@ -56,14 +56,14 @@ async def test_a_forged_settlement_moves_no_money_and_the_audit_stays_clean(stac
     await stack.event(player, "round.dealt", round_id)
 
     before = forged_settled(player, round_id, f"forged-before-{round_id}")
-    await stack.send(before)  # undecided round: nothing revealed to check it against
+    await stack.send(before, role="rounds")  # undecided round: nothing revealed to check it against
     assert (await refusal_of(stack, player, before.event_id)).startswith("settlement_mismatch")
     assert stack.balances(player)[(player, "EUR", "real")] == (FUNDS - 30, 20)
 
     await stack.send(command(Call, player, round_id=round_id))
     payout = await stack.event(player, "wallet.payout_credited", round_id)
     after = forged_settled(player, round_id, f"forged-after-{round_id}")
-    await stack.send(after)  # the round is paid: a second Settled is refused too
+    await stack.send(after, role="rounds")  # the round is paid: a second Settled is refused too
     assert (await refusal_of(stack, player, after.event_id)).startswith("settlement_duplicate")
 
     [genuine] = [

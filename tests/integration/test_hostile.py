@@ -28,8 +28,10 @@ from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw, dump
 from holdem.runtime.topics import Topics
 
-pytestmark = pytest.mark.kafka
+# The 10,000-record attack alone may take minutes on a loaded 2-core machine.
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]
 
+TERMINAL = {"round.settled", "round.voided"}
 MONEY = {"wallet.deposited", "wallet.withdrawn", "wallet.stake_taken", "wallet.payout_credited",
          "wallet.stakes_refunded", "wallet.call_captured"}  # fmt: skip
 OUTCOMES: dict[str, str] = {}  # attack -> what was observed, printed at the end of the module
@@ -219,6 +221,7 @@ async def double_call(h: Hostile) -> str:
     refused = await h.refused(player, "round.command_rejected")
     # already_decided, or round_closed when settlement was quicker than the second Call
     assert refused.reason in {"already_decided", "round_closed"}
+    await h.stack.event(player, "wallet.payout_credited", round_id)
     assert h.money(player).count("wallet.call_captured") == 1
     return f"round.command_rejected {refused.reason}; one call captured"
 
@@ -491,7 +494,27 @@ async def generated(h: Hostile) -> str:
     expected = {(m.partition, m.offset): _event_id(value) for m, (value, _, _) in zip(
         await asyncio.gather(*offsets), sent, strict=True)}  # fmt: skip
     await h.stack.wait_for(lambda: _all_answered(h, expected), "every record answered", 600)
-    return f"{len(sent):,} sent, every one answered or refused; services up"
+    ended = await _end_open_rounds(h)
+    return f"{len(sent):,} sent, every one answered or refused; {ended} open rounds folded"
+
+
+async def _end_open_rounds(h: Hostile) -> int:
+    """Generated bets that were accepted wait for a decision: fold them, so that the audit can
+    require every accepted bet to end."""
+    events = [r.message for r in h.stack.observer.records if r.message is not None]  # type: ignore[union-attr]
+    placed = {(e.player_id, e.round_id) for e in events if e.type == "round.bet_placed"}
+    ended = {(e.player_id, e.round_id) for e in events if e.type in TERMINAL}
+    for player, round_id in sorted(placed - ended):
+        await h.stack.event(player, "round.dealt", round_id)
+        await h.stack.send(command(Fold, player, round_id=round_id))
+    for player, round_id in sorted(placed - ended):
+        await h.stack.wait_for(
+            lambda p=player, r=round_id: any(
+                e.type in TERMINAL and e.round_id == r for e in h.stack.events(p)
+            ),
+            f"the end of {player}/{round_id}",
+        )
+    return len(placed - ended)
 
 
 def _event_id(value: bytes) -> str | None:

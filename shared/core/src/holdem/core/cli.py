@@ -19,6 +19,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
     # In holdem-client[play], found at run time: the core does not depend on the SDK.
     "play": ("holdem.client.play", "sit at the table in this terminal (needs holdem-client[play])"),
+    # the lab (holdem-lab) is imported only here, by name: the core never imports it statically
+    "rng-report": (
+        "holdem.lab.rng.cli",
+        "draw decks through the dealer's shuffle and write the statistical RNG report",
+    ),
 }
 
 
@@ -27,14 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in {"-h", "--help"} or args[0] not in COMMANDS:
         print("usage: holdem <command> [options]\n\ncommands:")
         for name, (_, text) in COMMANDS.items():
-            print(f"  {name:8} {text}")
+            print(f"  {name:10} {text}")
         return 0 if args and args[0] in {"-h", "--help"} else 2
     try:
         module = importlib.import_module(COMMANDS[args[0]][0])
     except ModuleNotFoundError as missing:
         print(f"holdem {args[0]}: {missing.name} is not installed ({COMMANDS[args[0]][1]})")
         return 2
-    entry = getattr(module, f"{args[0]}_main", None) or module.main
+    entry = getattr(module, f"{args[0].replace('-', '_')}_main", None) or module.main
     result: int = entry(args[1:])
     return result
 

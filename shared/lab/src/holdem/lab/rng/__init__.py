@@ -1,0 +1,1 @@
+"""The RNG report: the production shuffle through a certification-style battery of tests."""
