@@ -14,6 +14,7 @@ from support.kafka import Cluster
 from support.kafka_io import produce
 
 from holdem.core.contracts import dump
+from holdem.runtime.app import EXIT_FATAL
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
@@ -45,6 +46,6 @@ async def test_a_dealer_that_cannot_open_a_vault_record_exits_non_zero(
     )
 
     output = done.stdout + done.stderr
-    assert done.returncode == 1, output  # SystemExit with the reason, after a clean stop
+    assert done.returncode == EXIT_FATAL, output  # the failed replay ends the process
     assert "vault record cannot be opened" in output
-    assert "holdem-dealer: round r1: unknown vault key id" in output.splitlines()[-1]
+    assert "unknown vault key id" in output.splitlines()[-1]
