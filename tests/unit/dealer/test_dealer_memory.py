@@ -9,16 +9,17 @@ from support.dealer import DEALER, call, settled
 from support.rounds import RoundEvents
 
 from holdem.core.contracts import CommandRejected, Reason
+from holdem.dealer.snapshot import dump_state, load_state
 from holdem.dealer.state import CLOSED_KEPT, COMMANDS_KEPT, DealerState, Phase, evolve
 
 ROUNDS = 10_000
 
 
 @cache
-def history() -> DealerState:
+def history(rounds: int = ROUNDS) -> DealerState:
     """The rounds topic of one player's 10,000 called and settled rounds, folded."""
     state = DEALER.initial_state()
-    for n in range(ROUNDS):
+    for n in range(rounds):
         game = RoundEvents(round_id=f"r{n}")
         for event in (
             game.bet_placed(),
@@ -75,3 +76,11 @@ def test_forgotten_rounds_are_the_oldest_closed_ones_never_an_open_one() -> None
 
     assert state.open == {"open"} and state.get("open").phase is Phase.DEALT  # type: ignore[union-attr]
     assert state.get("more0") is None and state.get(f"more{CLOSED_KEPT}") is not None
+
+
+def test_the_snapshot_stays_the_same_size_from_1_000_to_10_000_rounds() -> None:
+    state = history()
+    small, large = dump_state(history(1_000)), dump_state(state)
+
+    assert len(large) <= len(small) * 1.05  # the round ids are a character longer
+    assert load_state(large) == state

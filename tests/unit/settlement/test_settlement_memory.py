@@ -8,6 +8,7 @@ from support.rounds import RoundEvents
 from support.settlement import SETTLEMENT
 
 from holdem.core.contracts import RoundVoided
+from holdem.settlement.snapshot import dump_state, load_state
 from holdem.settlement.state import CLOSED_KEPT, HISTORY_LIMIT, SettlementState, evolve
 
 ROUNDS = 10_000
@@ -18,10 +19,10 @@ def void_of(game: RoundEvents) -> RoundVoided:
 
 
 @cache
-def history() -> SettlementState:
+def history(rounds: int = ROUNDS) -> SettlementState:
     """One player's 10,000 rounds: the first ones settled, the others voided before a deal."""
     state = SETTLEMENT.initial_state()
-    for n in range(ROUNDS):
+    for n in range(rounds):
         game = RoundEvents(round_id=f"r{n}")
         if n < 3:
             for event in game.played():
@@ -47,3 +48,11 @@ def test_a_late_event_of_a_recent_round_is_recognised_as_ended() -> None:
     for event in (game.dealt(), game.called(), game.malfunction()):
         after, events = SETTLEMENT.when(state, event)
         assert events == [] and after.open_rounds == 0
+
+
+def test_the_snapshot_stays_the_same_size_from_1_000_to_10_000_rounds() -> None:
+    state = history()
+    small, large = dump_state(history(1_000)), dump_state(state)
+
+    assert len(large) <= len(small) * 1.05  # the round ids are a character longer
+    assert load_state(large) == state

@@ -11,6 +11,7 @@ from support.deciders import NOW
 from support.wallet import WALLET, deposit, place_bet, round_events, verified_settled, voided
 
 from holdem.core.contracts import Malfunction, Message, PayoutCredited, Reason, WalletRejected
+from holdem.wallet.snapshot import dump_state, load_state
 from holdem.wallet.state import CLOCK_AHEAD, CLOSED_KEPT, COMMANDS_KEPT, KEYS_KEPT, State
 
 ROUNDS = 10_000
@@ -27,12 +28,12 @@ def sent(message: Message, n: int) -> Any:
 
 
 @cache
-def history() -> tuple[State, dict[str, Message]]:
+def history(rounds: int = ROUNDS) -> tuple[State, dict[str, Message]]:
     """One player's 10,000 rounds, decided as the runtime would; returns the state and the
     commands of the first round (to be resent late)."""
     first = {"deposit": sent(deposit(10**12, command_id="d0"), 0)}
     state, _ = WALLET.when(WALLET.given([]), first["deposit"], at(0), fold_input=False)
-    for n in range(ROUNDS):
+    for n in range(rounds):
         round_id, t = f"r{n}", 2 * n + 1
         bet = sent(place_bet(round_id, command_id=f"b{n}"), t)
         first.setdefault("bet", bet)
@@ -108,3 +109,11 @@ def test_a_command_dated_ahead_of_the_wallet_clock_is_refused() -> None:
     events = WALLET.when(WALLET.given([]), ahead, NOW, fold_input=False)[1]
     assert [type(e) for e in events] == [WalletRejected]
     assert events[0].reason is Reason.INVALID and "ahead" in events[0].detail
+
+
+def test_the_snapshot_stays_the_same_size_from_1_000_to_10_000_rounds() -> None:
+    state = history()[0]
+    small, large = dump_state(history(1_000)[0]), dump_state(state)
+
+    assert len(large) <= len(small) * 1.05  # the round ids are a character longer
+    assert load_state(large) == state
