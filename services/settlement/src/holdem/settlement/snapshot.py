@@ -30,7 +30,7 @@ def dump_state(state: SettlementState) -> bytes:
         "rounds": [_round(r) for r in state.rounds.values()],
         "ended": state.ended,
         "history": {
-            player: [[getattr(e, f.name) for f in fields(HistoryEntry)] for e in entries]
+            player: [[getattr(e, name) for name in _ENTRY] for e in entries]
             for player, entries in state.history.items()
         },
         "history_limit": state.history_limit,
@@ -164,6 +164,10 @@ _ENTRY: dict[str, Callable[[Any], Any]] = {
     "ended_at": _time,
     "void_reason": _optional_text,
 }
+
+
+# The snapshot lists an entry's fields in the dataclass's order.
+assert tuple(_ENTRY) == tuple(f.name for f in fields(HistoryEntry)), "_ENTRY lags HistoryEntry"
 
 
 def _load_entry(item: Any) -> HistoryEntry:
