@@ -4,22 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import MISSING, fields
-from datetime import datetime
 from typing import Any, Final
 
 import orjson
 
-from holdem.core.contracts import ContractError, DeckSealed, Mode, dump, parse
+from holdem.core.contracts import DeckSealed, Mode, dump, parse
+from holdem.core.snapshot import (
+    SnapshotError,
+    check_envelope,
+    count,
+    decoding,
+    items,
+    mapping,
+    optional,
+    text,
+    time,
+)
 from holdem.dealer.pmap import PMap
 from holdem.dealer.state import CLOSED, DealerState, Phase, Round
 
 SNAPSHOT_VERSION: Final = 1
 SERVICE: Final = "dealer"
-
-
-class SnapshotError(ValueError):
-    """Bytes that are not a snapshot this dealer can load: not JSON, another service's or an
-    unknown version, or a field of the wrong type. A snapshot topic is an input like any other."""
+__all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
 
 def dump_state(state: DealerState) -> bytes:
@@ -37,35 +43,27 @@ def dump_state(state: DealerState) -> bytes:
 
 def load_state(raw: bytes) -> DealerState:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
-    try:
-        body = orjson.loads(raw)
-        _check_envelope(body)
-        rounds: PMap[str, Round] = PMap()
-        for item in _list(body["rounds"]):
-            round_ = _load_round(item)
-            rounds = rounds.set(round_.round_id, round_)
-        commands: PMap[tuple[str, str], tuple[str, str]] = PMap()
-        for item in _list(body["commands"]):
-            player_id, command_id, round_id, kind = (_text(v) for v in _list(item, 4))
-            commands = commands.set((player_id, command_id), (round_id, kind))
-        return DealerState(
-            rounds=rounds,
-            open=frozenset(r.round_id for r in rounds.values() if _is_open(r)),
-            commands=commands,
-            closed=_orders(body["closed"]),
-            used=_orders(body["used"]),
-        )
-    except SnapshotError:
-        raise
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, ContractError) as error:
-        raise SnapshotError(f"not a dealer snapshot: {type(error).__name__}: {error}") from None
+    return decoding(
+        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
+    )
 
 
-def _check_envelope(body: Any) -> None:
-    if not isinstance(body, dict) or body.get("service") != SERVICE:
-        raise SnapshotError("not a dealer snapshot")
-    if type(body.get("version")) is not int or body["version"] != SNAPSHOT_VERSION:
-        raise SnapshotError(f"unknown dealer snapshot version {body.get('version')!r}")
+def _load(body: dict[str, Any]) -> DealerState:
+    rounds: PMap[str, Round] = PMap()
+    for item in items(body["rounds"]):
+        round_ = _load_round(item)
+        rounds = rounds.set(round_.round_id, round_)
+    commands: PMap[tuple[str, str], tuple[str, str]] = PMap()
+    for item in items(body["commands"]):
+        player_id, command_id, round_id, kind = (text(v) for v in items(item, 4))
+        commands = commands.set((player_id, command_id), (round_id, kind))
+    return DealerState(
+        rounds=rounds,
+        open=frozenset(r.round_id for r in rounds.values() if _is_open(r)),
+        commands=commands,
+        closed=_orders(body["closed"]),
+        used=_orders(body["used"]),
+    )
 
 
 def _is_open(r: Round) -> bool:
@@ -83,71 +81,40 @@ def _round(r: Round) -> dict[str, Any]:
     return out
 
 
-def _text(value: Any) -> str:
-    if type(value) is not str:
-        raise SnapshotError(f"expected a string, got {value!r:.40}")
-    return value
-
-
-def _count(value: Any) -> int:
-    if type(value) is not int or value < 0:
-        raise SnapshotError(f"expected a count, got {value!r:.40}")
-    return value
-
-
-def _time(value: Any) -> datetime:
-    at = datetime.fromisoformat(_text(value))
-    if at.tzinfo is None:
-        raise SnapshotError(f"a time without its zone: {value!r:.40}")
-    return at
-
-
 def _sealed(value: Any) -> DeckSealed:
-    record = parse("vault", _text(value))
+    record = parse("vault", text(value))
     if not isinstance(record, DeckSealed):
         raise SnapshotError("a round's sealed deck is not a DeckSealed record")
     return record
 
 
-def _optional(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    return lambda value: None if value is None else convert(value)
-
-
 _ROUND: dict[str, Callable[[Any], Any]] = {
-    "round_id": _text,
-    "player_id": _text,
-    "phase": _optional(lambda v: Phase(_text(v))),
-    "correlation_id": _optional(_text),
-    "currency": _text,
-    "mode": lambda v: Mode(_text(v)),
-    "ante": _count,
-    "aa_bonus": _count,
-    "placed_at": _optional(_time),
-    "dealt_at": _optional(_time),
-    "decided_at": _optional(_time),
-    "sealed": _optional(_sealed),
-    "commitment": _text,
-    "malfunction_id": _optional(_text),
-    "malfunction_reason": _text,
+    "round_id": text,
+    "player_id": text,
+    "phase": optional(lambda v: Phase(text(v))),
+    "correlation_id": optional(text),
+    "currency": text,
+    "mode": lambda v: Mode(text(v)),
+    "ante": count,
+    "aa_bonus": count,
+    "placed_at": optional(time),
+    "dealt_at": optional(time),
+    "decided_at": optional(time),
+    "sealed": optional(_sealed),
+    "commitment": text,
+    "malfunction_id": optional(text),
+    "malfunction_reason": text,
 }
 
 
 def _load_round(item: Any) -> Round:
-    if not isinstance(item, dict) or not item.keys() <= _ROUND.keys():
+    if not mapping(item).keys() <= _ROUND.keys():
         raise SnapshotError(f"not a round: {item!r:.80}")
     return Round(**{name: _ROUND[name](value) for name, value in item.items()})
 
 
-def _list(value: Any, size: int | None = None) -> list[Any]:
-    if not isinstance(value, list) or (size is not None and len(value) != size):
-        raise SnapshotError(f"expected a list{f' of {size}' if size else ''}: {value!r:.40}")
-    return value
-
-
 def _orders(value: Any) -> PMap[str, tuple[str, ...]]:
-    if not isinstance(value, dict):
-        raise SnapshotError("expected an object of player ids")
     orders: PMap[str, tuple[str, ...]] = PMap()
-    for player_id, ids in value.items():
-        orders = orders.set(player_id, tuple(_text(v) for v in _list(ids)))
+    for player_id, ids in mapping(value).items():
+        orders = orders.set(player_id, tuple(text(v) for v in items(ids)))
     return orders
