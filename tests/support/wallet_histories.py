@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from hypothesis import strategies as st
 
 from holdem.core.contracts import Called, Dealt, Folded, Message, Mode
 from holdem.wallet.state import State
+from support.deciders import NOW
 from support.wallet import (
     WALLET,
     deposit,
@@ -89,13 +91,19 @@ def message_for(step: tuple[Any, ...], n: int, state: State) -> Message:
     return end.model_copy(update={"event_id": f"{kind}-{n}"})
 
 
-def run(steps: list[tuple[Any, ...]]) -> tuple[State, list[Message]]:
+def run(
+    steps: list[tuple[Any, ...]], spacing: timedelta | None = None
+) -> tuple[State, list[Message]]:
     """Decide each message live as the runtime would; return the state and the log the wallet
-    replays (its own topic and the rounds it folds)."""
+    replays (its own topic and the rounds it folds). With ``spacing``, the n-th message is sent
+    and decided ``n * spacing`` after NOW (else all at NOW)."""
     state, log = WALLET.given([]), []
     for n, step in enumerate(steps):
         message = message_for(step, n, state)
-        state, events = WALLET.when(state, message)
+        now = NOW + n * (spacing or timedelta(0))
+        if spacing is not None:
+            message = message.model_copy(update={"occurred_at": now})
+        state, events = WALLET.when(state, message, now)
         if isinstance(message, Dealt | Called | Folded):
             log.append(message)
         log.extend(e for e in events if e.TOPIC == "wallet")

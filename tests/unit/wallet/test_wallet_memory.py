@@ -12,7 +12,7 @@ from support.wallet import WALLET, deposit, place_bet, round_events, verified_se
 
 from holdem.core.contracts import Malfunction, Message, PayoutCredited, Reason, WalletRejected
 from holdem.wallet.snapshot import dump_state, load_state
-from holdem.wallet.state import CLOCK_AHEAD, CLOSED_KEPT, COMMANDS_KEPT, KEYS_KEPT, State
+from holdem.wallet.state import CLOCK_AHEAD, CLOSED_KEPT, COMMANDS_KEPT, ROUND_KEYS, State
 
 ROUNDS = 10_000
 SETTLED = 3  # the first rounds are called and paid, the others voided and refunded
@@ -59,7 +59,7 @@ def test_after_10_000_rounds_the_state_holds_at_most_its_bounds() -> None:
 
     assert len(state.rounds) <= CLOSED_KEPT and len(state.closed["p1"]) == CLOSED_KEPT
     assert len(state.commands) <= COMMANDS_KEPT and len(state.answered["p1"]) == COMMANDS_KEPT
-    assert len(state.applied) <= KEYS_KEPT and len(state.keys["p1"]) == KEYS_KEPT
+    assert len(state.applied) <= len(ROUND_KEYS) * CLOSED_KEPT + COMMANDS_KEPT
     assert not state.evidence and not state.open_rounds
     assert state.account(("p1", "EUR", state.rounds[f"r{ROUNDS - 1}"].mode)).held == 0
 

@@ -28,8 +28,11 @@ __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
 
 def dump_state(state: State) -> bytes:
-    """The snapshot of ``state``: ``load_state`` gives back an equal state. ``applied`` and
-    ``commands`` are not written: they are the contents of ``keys`` and ``answered``."""
+    """The snapshot of ``state``: ``load_state`` gives back an equal state. ``commands`` is
+    written within ``answered``."""
+    applied: dict[str, list[str]] = {}
+    for player_id, key in sorted(state.applied):
+        applied.setdefault(player_id, []).append(key)
     body = {
         "service": SERVICE,
         "version": SNAPSHOT_VERSION,
@@ -45,7 +48,7 @@ def dump_state(state: State) -> bytes:
             ]
             for player, seen in state.answered.items()
         },
-        "keys": state.keys,
+        "applied": applied,
         "horizon": state.horizon,
     }
     return orjson.dumps(body)
@@ -81,9 +84,8 @@ def _load(body: dict[str, Any]) -> State:
             command_id, at, fingerprint = (text(v) for v in items(item, 3))
             order.append((command_id, time(at)))
             state.commands[(player_id, command_id)] = fingerprint
-    for player_id, keys in mapping(body["keys"]).items():
-        state.keys[player_id] = [text(key) for key in items(keys)]
-        state.applied.update((player_id, key) for key in state.keys[player_id])
+    for player_id, keys in mapping(body["applied"]).items():
+        state.applied.update((player_id, text(key)) for key in items(keys))
     state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
     return state
 

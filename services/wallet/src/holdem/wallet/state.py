@@ -28,12 +28,15 @@ from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import verify_commitment
 
 # What the wallet remembers of a player's past (ADR 010), so that its state does not grow with
-# history: his last CLOSED_KEPT paid or refunded rounds, his last COMMANDS_KEPT command ids and
-# his last KEYS_KEPT applied idempotency keys. A command older than the forgotten ones is
-# refused (decide.py), so no command is ever applied twice.
+# history: his last CLOSED_KEPT paid or refunded rounds and his last COMMANDS_KEPT command ids,
+# with the idempotency keys applied for them: a key is forgotten with its round or command, never
+# before (decide would then publish a movement that evolve skips) nor after (a new round or
+# command reusing the id would be skipped). A command older than the forgotten ones is refused
+# (decide.py), so no command is ever applied twice.
 CLOSED_KEPT: Final = 256
 COMMANDS_KEPT: Final = 512
-KEYS_KEPT: Final = 1024
+ROUND_KEYS: Final = ("stake", "hold", "capture", "release", "payout", "refund")  # ":<round_id>"
+COMMAND_KEYS: Final = ("deposit", "withdraw")  # ":<command_id>"
 # How far ahead of the wallet's clock a command's occurred_at may be: it bounds the time of every
 # command the wallet remembers, which is what makes the window above safe (decide.py).
 CLOCK_AHEAD: Final = timedelta(seconds=10)
@@ -110,7 +113,6 @@ class State:
     evidence: dict[PlayerKey, Evidence] = field(default_factory=dict)  # (player, round): open
     closed: dict[str, list[str]] = field(default_factory=dict)
     answered: dict[str, list[tuple[str, datetime]]] = field(default_factory=dict)
-    keys: dict[str, list[str]] = field(default_factory=dict)
     horizon: dict[str, datetime] = field(default_factory=dict)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
@@ -158,20 +160,12 @@ def evolve(state: State, event: Message) -> State:
         or (event.player_id, event.idempotency_key) in state.applied
     ):
         return state
-    _remember_key(state, event.player_id, event.idempotency_key)
+    state.applied.add((event.player_id, event.idempotency_key))
     _move(state, event)
     if event.command_id is not None:
         _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
     return state
-
-
-def _remember_key(state: State, player_id: str, key: str) -> None:
-    state.applied.add((player_id, key))
-    order = state.keys.setdefault(player_id, [])
-    order.append(key)
-    if len(order) > KEYS_KEPT:
-        state.applied.discard((player_id, order.pop(0)))
 
 
 def _remember_command(
@@ -185,6 +179,7 @@ def _remember_command(
     if len(order) > COMMANDS_KEPT:
         old, at = order.pop(0)
         del state.commands[(player_id, old)]
+        state.applied.difference_update((player_id, f"{kind}:{old}") for kind in COMMAND_KEYS)
         state.horizon[player_id] = max(at, state.horizon.get(player_id, at))
 
 
@@ -197,6 +192,7 @@ def _forget_old_rounds(state: State, player_id: str, round_id: str) -> None:
         stake = state.round_of(player_id, old)
         if stake is not None and stake.status != "open":
             del state.rounds[old]
+            state.applied.difference_update((player_id, f"{kind}:{old}") for kind in ROUND_KEYS)
 
 
 def _move(state: State, event: WalletEvent) -> None:
