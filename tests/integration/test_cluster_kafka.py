@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from support.dealer import VAULT_KEYS
 from support.kafka import Cluster
 
@@ -27,10 +29,11 @@ pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]
 
 NODES = 3
 PARTITIONS = 3
-BEFORE_S = 8.0  # load on the whole cluster before the kill
-DOWN_S = 6.0  # the node stays dead this long, the load going on against two
+ROUNDS_PER_PHASE = 8  # rounds that end before the kill, while the node is dead, after its start
+PHASE_S = 120.0  # bound on each phase: a dead leader is noticed after broker.session.timeout.ms
 STEP_S = 90.0  # bound on each wait of a round: leaders move, the coordinators too
 DRAIN_S = 150.0  # bound on the rounds in flight once the load stops
+INTERNAL = ("__consumer_offsets", "__transaction_state")
 
 
 @pytest.fixture
@@ -45,30 +48,68 @@ async def cluster(tmp_path: Path) -> AsyncIterator[tuple[LocalBroker, Cluster]]:
         await asyncio.to_thread(broker.down, wipe=True)
 
 
-async def replicas(admin: KafkaConnection, names: list[str]) -> dict[str, tuple[int, ...]]:
-    """Per topic: the replica count of each partition, and (key "leaders") the leader of each."""
+async def partitions(admin: KafkaConnection, names: list[str]) -> list[dict[str, Any]]:
+    """Every partition of these topics as the metadata describes it (leader, replicas, isr)."""
     client = AIOKafkaAdminClient(**admin.kwargs())
     await client.start()
     try:
         described = await client.describe_topics(names)
     finally:
         await client.close()
-    found = {t["topic"]: tuple(len(p["replicas"]) for p in t["partitions"]) for t in described}
-    found["leaders"] = tuple(p["leader"] for t in described for p in t["partitions"])
-    return found
+    return [p | {"topic": t["topic"]} for t in described for p in t["partitions"]]
+
+
+async def until(found: Callable[[], Awaitable[bool]], what: str, within_s: float) -> None:
+    """Poll ``found`` until it holds; fail naming ``what`` after ``within_s`` (a bound, not a
+    speed requirement: a lost record or a stuck client fails instead of hanging)."""
+    deadline = time.monotonic() + within_s
+    while not await found():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {within_s:.0f}s: {what}")
+        await asyncio.sleep(0.5)
+
+
+async def more_rounds(tally: Tally, what: str) -> int:
+    """Wait until ROUNDS_PER_PHASE more rounds have ended; the count it started from."""
+    start = tally.rounds
+
+    async def enough() -> bool:
+        return tally.rounds >= start + ROUNDS_PER_PHASE
+
+    await until(enough, f"{ROUNDS_PER_PHASE} rounds {what} (from {start})", PHASE_S)
+    return start
 
 
 async def kill_and_restore(broker: LocalBroker, node: int, tally: Tally) -> list[int]:
-    """SIGKILL ``node`` mid-load, start it again after DOWN_S; the rounds ended at each step."""
-    await asyncio.sleep(BEFORE_S)
-    seen = [tally.rounds]
+    """Load on three nodes, SIGKILL ``node``, load on the two left, start it again, load on
+    three: each phase lasts until rounds end in it. The rounds ended when each phase began."""
+    seen = [await more_rounds(tally, "on the whole cluster")]
     await asyncio.to_thread(broker.kill_node, node)
-    await asyncio.sleep(DOWN_S)
-    seen.append(tally.rounds)
+    seen.append(await more_rounds(tally, f"with node {node} dead"))
     await asyncio.to_thread(broker.start_node, node)
-    seen.append(tally.rounds)
-    await asyncio.sleep(BEFORE_S)  # and the load goes on against the whole cluster again
+    seen.append(await more_rounds(tally, f"after node {node} came back"))
     return seen
+
+
+async def in_sync(admin: KafkaConnection, names: list[str]) -> bool:
+    """Every partition (internal ones too) has its NODES replicas, all in sync again."""
+    found = await partitions(admin, names)
+    complete = {p["topic"] for p in found} == set(names)
+    return complete and all(len(p["replicas"]) == len(p["isr"]) == NODES for p in found)
+
+
+async def min_insync(admin: KafkaConnection, topic: str) -> str:
+    """The topic's min.insync.replicas as the broker reports it."""
+    client = AIOKafkaAdminClient(**admin.kwargs())
+    await client.start()
+    try:
+        [response] = await client.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, topic)]
+        )
+    finally:
+        await client.close()
+    [(*_, entries)] = response.resources
+    return next(str(e[1]) for e in entries if e[0] == "min.insync.replicas")
 
 
 async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
@@ -80,10 +121,11 @@ async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
     prefix = topics.commands.removesuffix(".holdem.commands")
     await ensure_topics(kafka.admin, topics, partitions=PARTITIONS, wait=60)
     await kafka.authorize(prefix)
-    layout = await replicas(kafka.admin, list(topics.names()))
-    leaders = Counter(layout.pop("leaders"))
-    assert set(layout.values()) == {(NODES,) * PARTITIONS}, layout  # RF 3 on every partition
-    victim = leaders.most_common(1)[0][0]  # the node leading most of the run's partitions
+    layout = await partitions(kafka.admin, list(topics.names()))
+    assert {len(p["replicas"]) for p in layout} == {NODES}, layout  # RF 3 on every partition
+    assert await min_insync(kafka.admin, topics.commands) == "2"
+    # The node leading most of the run's partitions: its loss moves the most leaders.
+    victim = Counter(p["leader"] for p in layout).most_common(1)[0][0]
 
     vault = {"HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS}
     launcher = Launcher(
@@ -102,15 +144,17 @@ async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
         await asyncio.wait_for(load, DRAIN_S)
         alive = {name: s.alive for name, s in launcher.services.items()}
         report = await audit_run(kafka.admin, topics)
+    # The killed node caught up: the run's and the internal topics are fully replicated again.
+    names = [*topics.names(), *INTERNAL]
+    await until(lambda: in_sync(kafka.admin, names), f"{names} in sync on {NODES} nodes", PHASE_S)
 
     logs = f"(service logs in {tmp_path}, broker logs in {broker.run_dir})"
     print(
-        f"\ncluster: node {victim} of {NODES} killed after {seen[0]} rounds, {seen[1]} when it "
-        f"came back, {seen[2]} once it served, {tally.rounds} in all {dict(tally.outcomes)}; "
+        f"\ncluster: node {victim} of {NODES} killed after {seen[1]} rounds, started again after "
+        f"{seen[2]}; {tally.rounds} in all {dict(tally.outcomes)}; "
         f"{report.records} records audited; {time.monotonic() - started:.0f}s"
     )
     assert all(alive.values()), f"a service died with the broker: {alive} {logs}"
-    assert tally.rounds > seen[2], f"no round ended after the node came back {logs}"
     assert not tally.stalled, f"rounds that never ended for the player: {tally.stalled} {logs}"
     assert report.ok, "invariants broken:\n  " + "\n  ".join(report.violations[:30]) + logs
     assert report.rounds == report.ended == tally.rounds > 0, (report, tally.outcomes)
