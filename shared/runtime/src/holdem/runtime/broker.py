@@ -151,8 +151,8 @@ class LocalBroker:
         self._node("start-node", node, BROKER_UP_TIMEOUT_S)
 
     def _node(self, action: str, node: int, timeout: float) -> None:
-        if not 1 <= node <= self.nodes:
-            raise ValueError(f"no node {node} in a {self.nodes}-node cluster")
+        if self.nodes == 1 or not 1 <= node <= self.nodes:  # one broker: use down/up/restart
+            raise ValueError(f"no node {node} to {action} in a {self.nodes}-node broker")
         done = self._run([action, str(node), "--dir", str(self.run_dir)], timeout)
         if done.returncode != 0:
             raise LaunchError(f"kafka.sh {action} {node} failed:\n{done.stderr[-3000:]}")
