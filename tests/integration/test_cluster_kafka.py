@@ -69,20 +69,24 @@ async def until(found: Callable[[], Awaitable[bool]], what: str, within_s: float
         await asyncio.sleep(0.5)
 
 
-async def more_rounds(tally: Tally, what: str) -> int:
-    """Wait until ROUNDS_PER_PHASE more rounds have ended; the count it started from."""
-    start = tally.rounds
+async def more_rounds(tally: Tally, what: str) -> tuple[int, float]:
+    """Wait until ROUNDS_PER_PHASE more rounds have ended: the count it started from, and the
+    seconds until the first of them ended (printed: how long the load stalled, if it did)."""
+    start, began, first = tally.rounds, time.monotonic(), []
 
     async def enough() -> bool:
+        if not first and tally.rounds > start:
+            first.append(time.monotonic() - began)
         return tally.rounds >= start + ROUNDS_PER_PHASE
 
     await until(enough, f"{ROUNDS_PER_PHASE} rounds {what} (from {start})", PHASE_S)
-    return start
+    return start, first[0]
 
 
-async def kill_and_restore(broker: LocalBroker, node: int, tally: Tally) -> list[int]:
+async def kill_and_restore(broker: LocalBroker, node: int, tally: Tally) -> list[tuple[int, float]]:
     """Load on three nodes, SIGKILL ``node``, load on the two left, start it again, load on
-    three: each phase lasts until rounds end in it. The rounds ended when each phase began."""
+    three: each phase lasts until rounds end in it. Per phase: the rounds ended when it began,
+    the seconds until its first round ended."""
     seen = [await more_rounds(tally, "on the whole cluster")]
     await asyncio.to_thread(broker.kill_node, node)
     seen.append(await more_rounds(tally, f"with node {node} dead"))
@@ -150,8 +154,9 @@ async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
 
     logs = f"(service logs in {tmp_path}, broker logs in {broker.run_dir})"
     print(
-        f"\ncluster: node {victim} of {NODES} killed after {seen[1]} rounds, started again after "
-        f"{seen[2]}; {tally.rounds} in all {dict(tally.outcomes)}; "
+        f"\ncluster: node {victim} of {NODES} killed after {seen[1][0]} rounds (next round ended "
+        f"{seen[1][1]:.1f}s later), started again after {seen[2][0]} (next {seen[2][1]:.1f}s); "
+        f"{tally.rounds} rounds in all {dict(tally.outcomes)}; "
         f"{report.records} records audited; {time.monotonic() - started:.0f}s"
     )
     assert all(alive.values()), f"a service died with the broker: {alive} {logs}"
