@@ -13,24 +13,24 @@ node_count() { if [[ -f "$RUN_DIR/nodes" ]]; then cat "$RUN_DIR/nodes"; else ech
 
 node_dir() { echo "$RUN_DIR/node-$1"; }
 
-# "1@127.0.0.1:port,2@..." from the nodes' state files.
-quorum_voters() {
-    local n controller out=""
-    for ((n = 1; n <= $1; n++)); do
-        read -r _ _ controller <"$(node_dir "$n")/state"
-        out+="${out:+,}$n@127.0.0.1:$controller"
+# From the nodes' state files: "voters" gives "1@127.0.0.1:port,2@..." (their controllers),
+# "clients" gives "127.0.0.1:port,..." (their client listeners).
+node_list() {
+    local count="$1" which="$2" n broker controller out=""
+    for ((n = 1; n <= count; n++)); do
+        read -r _ broker controller <"$(node_dir "$n")/state"
+        if [[ "$which" == voters ]]; then
+            out+="${out:+,}$n@127.0.0.1:$controller"
+        else
+            out+="${out:+,}127.0.0.1:$broker"
+        fi
     done
     echo "$out"
 }
 
-cluster_bootstrap() {
-    local n broker out=""
-    for ((n = 1; n <= $1; n++)); do
-        read -r _ broker _ <"$(node_dir "$n")/state"
-        out+="${out:+,}127.0.0.1:$broker"
-    done
-    echo "$out"
-}
+quorum_voters() { node_list "$1" voters; }
+
+cluster_bootstrap() { node_list "$1" clients; }
 
 # Every node's server.properties from the state files; the shared secrets are the broker's.
 write_cluster_configs() {
