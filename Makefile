@@ -22,7 +22,7 @@ run: install  ## start Kafka and the three services, play a demo load, print a s
 	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
 
 serve: install  ## broker (kept; WIPE=1 wipes it), topics and the three services, up until Ctrl-C
-	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls)
+	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES))
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
@@ -54,8 +54,8 @@ check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, pr
 	$(PROMTOOL) test rules deploy/prometheus/tests/*.test.yml
 	$(PROMTOOL) check config deploy/prometheus/prometheus.yml
 
-kafka-up: install  ## a local single-node KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker); prints its address
-	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) >/dev/null
+kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker; NODES=3: a cluster); prints its address
+	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) >/dev/null
 	@$(PY) -m holdem.runtime.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
 	@echo "credentials: deploy/kafka/.run/clients/<principal>.env" >&2
 	@cat deploy/kafka/.run/bootstrap

@@ -24,7 +24,7 @@ make_secrets() {
     done
 }
 
-secret() { cat "$RUN_DIR/secrets/$1"; }
+secret() { cat "${SECRETS_DIR:-$RUN_DIR/secrets}/$1"; }
 
 # The --add-scram arguments of StorageTool format: every principal plus the broker itself.
 scram_args() {

@@ -14,13 +14,22 @@
 #                                       down, then up on the same data, ports and credentials
 #   kafka.sh status [--dir DIR]         exit 0 and print pid/bootstrap if running, exit 3 if not
 #
+# A three-node cluster (cluster.sh; replication factor 3, min.insync.replicas 2, internal topics
+# likewise): `up --nodes 3 [--dir DIR]` formats one, and every command above acts on the whole
+# cluster of a DIR made so. DIR/bootstrap lists the three client addresses. One node at a time:
+#   kafka.sh kill-node N [--dir DIR]    SIGKILL node N (1..3), no goodbye: a crashed broker
+#   kafka.sh stop-node N [--dir DIR]    SIGTERM node N (controlled shutdown), SIGKILL if it hangs
+#   kafka.sh start-node N [--dir DIR]   start node N again on its data, wait until it is ready
+#
 # DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
 # <principal>.env (admin, dealer, wallet, settlement, operator) holds the HOLDEM_KAFKA_* variables
 # of each. The ACLs are applied by `python -m holdem.runtime.acl apply` (make kafka-up does).
 # --watch PID stops the broker (and drops its data) when PID exits, so a test session that is
 # killed outright does not leave a JVM behind.
 # Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
-# KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o), KAFKA_CDS (0 = off).
+# KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o), KAFKA_CDS (0 = off),
+# KAFKA_NODE_HEAP_OPTS (a cluster node's heap, default -Xms128m -Xmx384m: three JVMs on 2 cores),
+# KAFKA_CLUSTER_STOP_TIMEOUT (s, default 10: a cluster's down, before SIGKILL).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,6 +46,8 @@ die() { log "$*"; exit 1; }
 source "$HERE/auth.sh"
 # shellcheck source=deploy/kafka/cds.sh
 source "$HERE/cds.sh"
+# shellcheck source=deploy/kafka/cluster.sh
+source "$HERE/cluster.sh"
 
 java_bin() {
     local java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
@@ -88,9 +99,11 @@ parse_dir() {
     WATCH_PID=""
     TLS=0
     WIPE=0
+    NODES=1
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --dir) RUN_DIR="$2"; shift 2 ;;
+            --nodes) NODES="$2"; shift 2 ;;
             --watch) WATCH_PID="$2"; shift 2 ;;
             --tls) TLS=1; shift ;;
             --wipe) WIPE=1; shift ;;
@@ -99,6 +112,7 @@ parse_dir() {
     done
     mkdir -p "$RUN_DIR"
     RUN_DIR="$(cd "$RUN_DIR" && pwd)"
+    [[ "$NODES" =~ ^[0-9]+$ && "$NODES" -ge 1 ]] || die "--nodes wants a count >= 1, not $NODES"
 }
 
 # The pid file may outlive its process and the pid be reused: only trust a live kafka.Kafka of this dir.
@@ -112,12 +126,12 @@ running_pid() {
 }
 
 free_ports() {
-    # Bind both at once so the two ports differ; the tiny race with other processes is retried by `up`.
-    python3 -c 'import socket
-ss = [socket.socket() for _ in range(2)]
+    # Bind all at once so the ports differ; the tiny race with other processes is retried by `up`.
+    python3 -c 'import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
 for s in ss: s.bind(("127.0.0.1", 0))
 print(*(s.getsockname()[1] for s in ss))
-for s in ss: s.close()'
+for s in ss: s.close()' "${1:-2}"
 }
 
 cluster_id() {
@@ -133,26 +147,35 @@ cluster_id() {
 # Holds the broker's password: readable by the owner only.
 write_config() {
     local protocol="$1" broker_port="$2" controller_port="$3"
-    (umask 077; cat >"$RUN_DIR/server.properties") <<EOF
-# Written by kafka.sh up: a single-node KRaft broker+controller for development and tests.
+    write_node_config "$RUN_DIR" 1 "1@127.0.0.1:$controller_port" 1 1 \
+        "$protocol" "$broker_port" "$controller_port"
+}
+
+# One KRaft broker+controller: its dir, node id, the quorum's voters, replication factor and
+# min.insync.replicas (1 and 1 alone; 3 and 2 in a cluster, internal topics likewise).
+write_node_config() {
+    local dir="$1" node="$2" voters="$3" replicas="$4" min_isr="$5"
+    shift 5
+    (umask 077; cat >"$dir/server.properties") <<EOF
+# Written by kafka.sh up: a KRaft broker+controller for development and tests.
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$controller_port
-$(auth_properties "$protocol" "$broker_port" "$controller_port")
-log.dirs=$RUN_DIR/data
+node.id=$node
+controller.quorum.voters=$voters
+$(auth_properties "$@")
+log.dirs=$dir/data
 # Topics are created explicitly with their partition counts (holdem.runtime.topics), never by accident.
 auto.create.topics.enable=false
 num.partitions=1
-default.replication.factor=1
-min.insync.replicas=1
-# One broker: internal topics must not ask for more replicas than exist (transactions need these).
-offsets.topic.replication.factor=1
+default.replication.factor=$replicas
+min.insync.replicas=$min_isr
+# Internal topics must not ask for more replicas than exist (transactions need these).
+offsets.topic.replication.factor=$replicas
 offsets.topic.num.partitions=10
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor=$replicas
+transaction.state.log.min.isr=$min_isr
 transaction.state.log.num.partitions=10
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+share.coordinator.state.topic.replication.factor=$replicas
+share.coordinator.state.topic.min.isr=$min_isr
 # Tests start consumer groups constantly; the default 3 s join delay would only slow them down.
 group.initial.rebalance.delay.ms=0
 log.flush.interval.messages=9223372036854775807
@@ -195,20 +218,34 @@ prepare_kept() {
 }
 
 start_once() {
-    local java="$1" pid deadline cds broker_port
+    launch "$1" "${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+    await_ready "$1"
+}
+
+# Start the JVM of RUN_DIR in the background; await_ready then waits for it.
+launch() {
+    local java="$1" heap="$2" cds
     # Old logs must go before the start: the readiness poll could match a previous run's line.
     rm -f "$RUN_DIR/server.log" "$RUN_DIR/bootstrap"
-    read -r _ broker_port _ <"$RUN_DIR/state"
     cds="$(cds_options "$java")"
+    echo "$cds" >"$RUN_DIR/cds.flags"
     # setsid: the broker must not get the caller's Ctrl-C or die with make's process group.
-    # shellcheck disable=SC2086  # KAFKA_HEAP_OPTS and cds are lists of JVM flags on purpose
-    setsid "$java" ${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+    # shellcheck disable=SC2086  # heap and cds are lists of JVM flags on purpose
+    setsid "$java" $heap -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
         -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true $cds \
         -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
         -cp "$LIBS/*" kafka.Kafka "$RUN_DIR/server.properties" \
         >"$RUN_DIR/server.log" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$RUN_DIR/pid"
+    echo "$!" >"$RUN_DIR/pid"
+}
+
+# 0 once RUN_DIR's broker logged that it is ready; 2 (port taken) and 3 (bad CDS archive) are
+# worth another try; any other failure dies.
+await_ready() {
+    local java="$1" pid deadline cds broker_port
+    pid="$(cat "$RUN_DIR/pid")"
+    cds="$(cat "$RUN_DIR/cds.flags")"
+    read -r _ broker_port _ <"$RUN_DIR/state"
     deadline=$((SECONDS + START_TIMEOUT))
     while ((SECONDS < deadline)); do
         if grep -q "$READY_LINE" "$RUN_DIR/server.log" 2>/dev/null; then
@@ -236,20 +273,22 @@ start_once() {
 }
 
 start_watchdog() {
-    local owner="$1"
-    # Detached so it survives this script; it polls cheaply and stops the broker once the owner is gone.
+    local owner="$1" marker="${2:-pid}"
+    # Detached so it survives this script; it polls cheaply and stops the broker once the owner
+    # is gone. It ends on its own once the marker file goes (the broker or cluster was stopped).
     # shellcheck disable=SC2016  # expanded by the inner bash, from its arguments
     setsid bash -c '
-        while kill -0 "$1" 2>/dev/null && [[ -f "$3/pid" ]]; do sleep 1; done
-        [[ -f "$3/pid" ]] || exit 0
+        while kill -0 "$1" 2>/dev/null && [[ -f "$3/$4" ]]; do sleep 1; done
+        [[ -f "$3/$4" ]] || exit 0
         bash "$2" down --dir "$3" >/dev/null 2>&1
         # The owner cannot clean up any more: drop the data, keep the logs for a post-mortem.
-        rm -rf "$3/data"
-    ' watchdog "$owner" "$HERE/kafka.sh" "$RUN_DIR" </dev/null >/dev/null 2>&1 &
+        rm -rf "$3/data" "$3"/node-*/data
+    ' watchdog "$owner" "$HERE/kafka.sh" "$RUN_DIR" "$marker" </dev/null >/dev/null 2>&1 &
 }
 
 cmd_up() {
     parse_dir "$@"
+    if is_cluster; then cluster_up; return; fi
     local pid java started rc attempt kept=0
     if pid="$(running_pid)"; then
         log "already running (pid $pid)"
@@ -302,6 +341,7 @@ cmd_down_quiet() {
 
 cmd_down() {
     parse_dir "$@"
+    if is_cluster; then cluster_down; return; fi
     cmd_down_quiet
     if [[ "$WIPE" == 1 ]]; then
         rm -rf "$RUN_DIR/data" "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/secrets" \
@@ -313,12 +353,14 @@ cmd_down() {
 cmd_restart() {
     parse_dir "$@"
     [[ "$WIPE" == 0 ]] || die "restart keeps the data: use down --wipe, then up"
+    if is_cluster; then cluster_down; cluster_up; return; fi
     cmd_down_quiet
     cmd_up "$@"
 }
 
 cmd_status() {
     parse_dir "$@"
+    if is_cluster; then cluster_status; return; fi
     local pid
     if pid="$(running_pid)"; then
         echo "running pid=$pid bootstrap=$(cat "$RUN_DIR/bootstrap" 2>/dev/null || echo '?') dir=$RUN_DIR clients=$RUN_DIR/clients"
@@ -334,5 +376,6 @@ case "${1:-}" in
     down) shift; cmd_down "$@" ;;
     restart) shift; cmd_restart "$@" ;;
     status) shift; cmd_status "$@" ;;
-    *) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    kill-node|stop-node|start-node) cmd_node "$@" ;;
+    *) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

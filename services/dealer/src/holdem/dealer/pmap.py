@@ -46,6 +46,19 @@ class PMap(Mapping[K, V], Generic[K, V]):
         new._size = self._size + grown
         return new
 
+    def delete(self, key: K) -> PMap[K, V]:
+        """A map without ``key`` (this one if it has no such key); this one is unchanged."""
+        i, j = self._where(key)
+        branch = self._tree[i]
+        if key not in branch[j]:
+            return self
+        bucket = dict(branch[j])
+        del bucket[key]
+        new: PMap[K, V] = PMap.__new__(PMap)
+        new._tree = (*self._tree[:i], (*branch[:j], bucket, *branch[j + 1 :]), *self._tree[i + 1 :])
+        new._size = self._size - 1
+        return new
+
     def __getitem__(self, key: K) -> V:
         i, j = self._where(key)
         return self._tree[i][j][key]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -42,6 +42,13 @@ _RANK: dict[Phase | None, int] = {
     Phase.VOIDED: 4,
     Phase.SETTLED: 4,
 }
+# What the dealer remembers of a player's past (ADR 010): his last CLOSED_KEPT closed rounds
+# (a late Call gets round_closed, a late event is recognised) and the last COMMANDS_KEPT command
+# ids he used (a resend answers nothing). Older ones are forgotten: a command for such a round
+# gets unknown_round, which moves nothing; the state no longer grows with history.
+CLOSED_KEPT: Final = 256
+COMMANDS_KEPT: Final = 256
+
 UNDECIDED = frozenset({Phase.BET_PLACED, Phase.DEALT})
 DECIDED = frozenset({Phase.CALLED, Phase.FOLDED})
 CLOSED = frozenset({Phase.VOIDED, Phase.SETTLED})
@@ -77,13 +84,18 @@ Answered = tuple[str, str]
 
 @dataclass(frozen=True)
 class DealerState:
-    """All rounds by id, the ids of the open ones (the only ones a tick has to look at), and the
-    commands answered, by (player_id, command_id): a command id is the player's idempotency key
-    across all his rounds, as in the wallet, and two players may pick the same one."""
+    """The rounds by id (open, or closed and among their player's last CLOSED_KEPT), the ids of
+    the open ones (the only ones a tick has to look at), and the commands answered, by
+    (player_id, command_id): a command id is the player's idempotency key across all his
+    rounds, as in the wallet, and two players may pick the same one. ``closed`` and ``used``
+    keep, per player, the order in which his rounds closed and his command ids were used, oldest
+    first, so the oldest is the one forgotten."""
 
     rounds: PMap[str, Round] = field(default_factory=PMap)
     open: frozenset[str] = frozenset()
     commands: PMap[tuple[str, str], Answered] = field(default_factory=PMap)
+    closed: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+    used: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
 
     def get(self, round_id: str | None) -> Round | None:
         return None if round_id is None else self.rounds.get(round_id)
@@ -91,7 +103,21 @@ class DealerState:
     def put(self, round_: Round) -> DealerState:
         is_open = round_.phase is not None and round_.phase not in CLOSED
         ids = self.open | {round_.round_id} if is_open else self.open - {round_.round_id}
-        return replace(self, rounds=self.rounds.set(round_.round_id, round_), open=ids)
+        state = replace(self, rounds=self.rounds.set(round_.round_id, round_), open=ids)
+        before = self.rounds.get(round_.round_id)
+        if round_.phase in CLOSED and (before is None or before.phase not in CLOSED):
+            return state._forget_old_rounds(round_)
+        return state
+
+    def _forget_old_rounds(self, round_: Round) -> DealerState:
+        order = (*self.closed.get(round_.player_id, ()), round_.round_id)
+        rounds = self.rounds
+        for old in order[:-CLOSED_KEPT]:
+            forgotten = rounds.get(old)
+            if forgotten is not None and forgotten.phase in CLOSED:  # not an id reused since
+                rounds = rounds.delete(old)
+        closed = self.closed.set(round_.player_id, order[-CLOSED_KEPT:])
+        return replace(self, rounds=rounds, closed=closed)
 
     def answered(self, player_id: str, command_id: str) -> Answered | None:
         return self.commands.get((player_id, command_id))
@@ -99,7 +125,12 @@ class DealerState:
     def answer(self, player_id: str, command_id: str, answered: Answered) -> DealerState:
         if (player_id, command_id) in self.commands:
             return self
-        return replace(self, commands=self.commands.set((player_id, command_id), answered))
+        order = (*self.used.get(player_id, ()), command_id)
+        commands = self.commands.set((player_id, command_id), answered)
+        for old in order[:-COMMANDS_KEPT]:
+            commands = commands.delete((player_id, old))
+        used = self.used.set(player_id, order[-COMMANDS_KEPT:])
+        return replace(self, commands=commands, used=used)
 
 
 def initial_state() -> DealerState:

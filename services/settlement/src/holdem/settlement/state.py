@@ -21,6 +21,9 @@ from holdem.core.rules import STANDARD
 from holdem.core.verify import VerificationError, differences, result_of
 
 HISTORY_LIMIT: Final = 50  # rounds kept per player: the client's "recent rounds" screen
+# Ended rounds remembered per player (ADR 010), so a late or redelivered event of a recent round
+# is recognised as ended; older ones leave the state, which no longer grows with history.
+CLOSED_KEPT: Final = 256
 
 Status = Literal["open", "settled", "voided"]
 RoundKey = tuple[str, str]  # (player_id, round_id): round ids are client-chosen, per player
@@ -91,13 +94,15 @@ class HistoryEntry:
 
 @dataclass(slots=True)
 class SettlementState:
-    """Every round of the assigned partitions, and each real-money player's recent rounds.
+    """The open rounds of the assigned partitions and each player's last CLOSED_KEPT ended
+    ones (``ended``: their ids, oldest first), and each real-money player's recent rounds.
 
     ``evolve`` updates this accumulator in place so replaying a long log stays linear; every
     value stored in it is immutable, so nothing a decision read can change under it.
     """
 
     rounds: dict[RoundKey, RoundState] = field(default_factory=dict)
+    ended: dict[str, list[str]] = field(default_factory=dict)
     history: dict[str, tuple[HistoryEntry, ...]] = field(default_factory=dict)
     history_limit: int = HISTORY_LIMIT
     open_rounds: int = 0  # rounds not yet ended, kept here so the gauge costs O(1)
@@ -140,8 +145,22 @@ def evolve(state: SettlementState, event: object) -> SettlementState:
         updated = RoundState(
             current.round_id, current.player_id, status=updated.status, settled_id=settled_id
         )
+        state.rounds[key] = updated
+        _forget_old_rounds(state, current.player_id, current.round_id)
+        return state
     state.rounds[key] = updated
     return state
+
+
+def _forget_old_rounds(state: SettlementState, player_id: str, round_id: str) -> None:
+    """Note that the round ended; the player's ended round beyond the last CLOSED_KEPT goes."""
+    ended = state.ended.setdefault(player_id, [])
+    ended.append(round_id)
+    if len(ended) > CLOSED_KEPT:
+        old = ended.pop(0)
+        forgotten = state.rounds.get((player_id, old))
+        if forgotten is not None and forgotten.terminal:
+            del state.rounds[(player_id, old)]
 
 
 def _apply(round_: RoundState, event: RoundsEvent) -> RoundState:

@@ -30,7 +30,7 @@ from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
 from holdem.core.rules import STANDARD
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.rounds import ROUND_HANDLERS
-from holdem.wallet.state import State
+from holdem.wallet.state import CLOCK_AHEAD, State
 
 CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could not be reported
@@ -106,10 +106,12 @@ def _wallet_rejected(command: Command, ctx: Context, refusal: Refusal) -> Wallet
     )
 
 
-def _check_duplicate(state: State, command: Command) -> bool:
-    """True if this exact command was already decided; raise if its id was used for another."""
+def _check_duplicate(state: State, command: Command, ctx: Context) -> bool:
+    """True if this exact command was already decided; raise if its id was used for another,
+    or if it is too old for the wallet to know whether it was (ADR 010)."""
     seen = _seen(state, command)
     if seen is None:
+        _check_window(state, command, ctx)
         return False
     if seen != fingerprint(command):
         raise Refusal(
@@ -118,9 +120,26 @@ def _check_duplicate(state: State, command: Command) -> bool:
     return True
 
 
+def _check_window(state: State, command: Command, ctx: Context) -> None:
+    """Refuse a command the wallet cannot tell from one it has forgotten. Every command it
+    answered had ``occurred_at`` at most CLOCK_AHEAD past the time of its answer, so one not
+    after ``horizon + CLOCK_AHEAD`` (the player's newest forgotten answer) may be a resend of a
+    forgotten command: applying it could take a stake or move money twice."""
+    if command.occurred_at > ctx.now + CLOCK_AHEAD:
+        ahead = (command.occurred_at - ctx.now).total_seconds()
+        raise Refusal(Reason.INVALID, f"occurred_at is {ahead:.0f}s ahead of the wallet's clock")
+    horizon = state.horizon.get(command.player_id)
+    if horizon is not None and command.occurred_at <= horizon + CLOCK_AHEAD:
+        raise Refusal(
+            Reason.INVALID,
+            f"occurred_at is older than this player's idempotency window "
+            f"(commands after {(horizon + CLOCK_AHEAD).isoformat()})",
+        )
+
+
 def _place_bet(state: State, command: PlaceBet, ctx: Context, table: Table) -> list[Message]:
     try:
-        if _check_duplicate(state, command):
+        if _check_duplicate(state, command, ctx):
             return []
         bets = _admit(state, command, table)
     except Refusal as refusal:
@@ -190,7 +209,7 @@ def _take_stakes(
 def _deposit(state: State, command: Deposit, ctx: Context, table: Table) -> list[Message]:
     key = (command.player_id, command.currency, command.mode)
     try:
-        if _check_duplicate(state, command):
+        if _check_duplicate(state, command, ctx):
             return []
         if state.account(key).available + command.amount > MAX_BALANCE:
             raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
@@ -203,7 +222,7 @@ def _deposit(state: State, command: Deposit, ctx: Context, table: Table) -> list
 def _withdraw(state: State, command: Withdraw, ctx: Context, table: Table) -> list[Message]:
     key = (command.player_id, command.currency, command.mode)
     try:
-        if _check_duplicate(state, command):
+        if _check_duplicate(state, command, ctx):
             return []
         available = state.account(key).available
         if available < command.amount:

@@ -4,7 +4,8 @@ and its fold."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from datetime import datetime, timedelta
+from typing import Final, Literal, TypeAlias
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -25,6 +26,20 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import verify_commitment
+
+# What the wallet remembers of a player's past (ADR 010), so that its state does not grow with
+# history: his last CLOSED_KEPT paid or refunded rounds and his last COMMANDS_KEPT command ids,
+# with the idempotency keys applied for them: a key is forgotten with its round or command, never
+# before (decide would then publish a movement that evolve skips) nor after (a new round or
+# command reusing the id would be skipped). A command older than the forgotten ones is refused
+# (decide.py), so no command is ever applied twice.
+CLOSED_KEPT: Final = 256
+COMMANDS_KEPT: Final = 512
+ROUND_KEYS: Final = ("stake", "hold", "capture", "release", "payout", "refund")  # ":<round_id>"
+COMMAND_KEYS: Final = ("deposit", "withdraw")  # ":<command_id>"
+# How far ahead of the wallet's clock a command's occurred_at may be: it bounds the time of every
+# command the wallet remembers, which is what makes the window above safe (decide.py).
+CLOCK_AHEAD: Final = timedelta(seconds=10)
 
 AccountKey: TypeAlias = tuple[str, str, Mode]  # (player_id, currency, mode)
 HouseKey: TypeAlias = tuple[str, Mode]  # (currency, mode)
@@ -83,16 +98,22 @@ class State:
 
     Mutable on purpose: ``evolve`` updates it in place, since replay folds the whole log and
     copying every map per event would make replay quadratic. ``decide`` never mutates it.
-    Command ids and idempotency keys are scoped by player: they are client-chosen.
+    Command ids and idempotency keys are scoped by player: they are client-chosen. The three
+    per-player lists give, oldest first, the order in which rounds closed, command ids were
+    answered (with the time of the answer) and keys were applied: the oldest beyond the bound
+    is forgotten. ``horizon``: the answer time of the player's newest forgotten command.
     """
 
     accounts: dict[AccountKey, Account] = field(default_factory=dict)
     house: dict[HouseKey, int] = field(default_factory=dict)
-    rounds: dict[str, Stake] = field(default_factory=dict)
+    rounds: dict[str, Stake] = field(default_factory=dict)  # open, or among the last closed
     open_rounds: dict[str, str] = field(default_factory=dict)  # player_id -> undecided round
     applied: set[PlayerKey] = field(default_factory=set)
     commands: dict[PlayerKey, str] = field(default_factory=dict)  # -> fingerprint of the body
     evidence: dict[PlayerKey, Evidence] = field(default_factory=dict)  # (player, round): open
+    closed: dict[str, list[str]] = field(default_factory=dict)
+    answered: dict[str, list[tuple[str, datetime]]] = field(default_factory=dict)
+    horizon: dict[str, datetime] = field(default_factory=dict)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
         return self.evidence.get((player_id, round_id or ""), Evidence())
@@ -132,7 +153,7 @@ def evolve(state: State, event: Message) -> State:
         _gather(state, event)
         return state
     if isinstance(event, WalletRejected):
-        state.commands.setdefault((event.player_id, event.command_id), event.fingerprint or "")
+        _remember_command(state, event.player_id, event.command_id, event)
         return state
     if (
         not isinstance(event, WalletEvent)
@@ -142,9 +163,36 @@ def evolve(state: State, event: Message) -> State:
     state.applied.add((event.player_id, event.idempotency_key))
     _move(state, event)
     if event.command_id is not None:
-        state.commands.setdefault((event.player_id, event.command_id), event.fingerprint or "")
+        _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
     return state
+
+
+def _remember_command(
+    state: State, player_id: str, command_id: str, event: WalletEvent | WalletRejected
+) -> None:
+    if (player_id, command_id) in state.commands:
+        return
+    state.commands[(player_id, command_id)] = event.fingerprint or ""
+    order = state.answered.setdefault(player_id, [])
+    order.append((command_id, event.occurred_at))
+    if len(order) > COMMANDS_KEPT:
+        old, at = order.pop(0)
+        del state.commands[(player_id, old)]
+        state.applied.difference_update((player_id, f"{kind}:{old}") for kind in COMMAND_KEYS)
+        state.horizon[player_id] = max(at, state.horizon.get(player_id, at))
+
+
+def _forget_old_rounds(state: State, player_id: str, round_id: str) -> None:
+    """Note that the round closed; the player's closed round beyond the last CLOSED_KEPT goes."""
+    order = state.closed.setdefault(player_id, [])
+    order.append(round_id)
+    if len(order) > CLOSED_KEPT:
+        old = order.pop(0)
+        stake = state.round_of(player_id, old)
+        if stake is not None and stake.status != "open":
+            del state.rounds[old]
+            state.applied.difference_update((player_id, f"{kind}:{old}") for kind in ROUND_KEYS)
 
 
 def _move(state: State, event: WalletEvent) -> None:
@@ -168,9 +216,10 @@ def _track_round(state: State, event: WalletEvent) -> None:
         )
         state.open_rounds[event.player_id] = round_id
         return
-    stake = state.rounds.get(round_id)
+    stake = state.round_of(event.player_id, round_id)
     if stake is None:
         return
+    was_open = stake.status == "open"
     if isinstance(event, CallHeld):
         stake.call_hold, stake.call = event.amount, "held"
     elif isinstance(event, CallCaptured):
@@ -181,8 +230,9 @@ def _track_round(state: State, event: WalletEvent) -> None:
         stake.status, stake.paid_by = "paid", event.causation_id
     elif isinstance(event, StakesRefunded):
         stake.status = "refunded"
-    if stake.status != "open":
+    if was_open and stake.status != "open":
         state.evidence.pop((event.player_id, round_id), None)
+        _forget_old_rounds(state, event.player_id, round_id)
     if stake.call in {"captured", "released"} or stake.status != "open":
         _close(state, event.player_id, round_id)
 

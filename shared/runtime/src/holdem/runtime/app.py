@@ -60,7 +60,7 @@ def build_app(
     scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
     connection = settings.connection
     broker = KafkaBroker(
-        connection.bootstrap,
+        connection.bootstrap.split(","),  # faststream takes a str as one host, not a list
         security=faststream_security(connection),
         # Topics are admin's to create; the start-up check (ensure_topics) verifies ours exist.
         allow_auto_create_topics=False,

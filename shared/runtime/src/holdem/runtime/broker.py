@@ -56,10 +56,11 @@ def principals_from_env(bootstrap: str | None = None) -> dict[str, KafkaConnecti
 
 
 class LocalBroker:
-    """A real single-node Kafka from ``kafka.sh up`` in a run dir, with SCRAM users and the
-    default ACL set applied. Fresh storage at every ``up`` and dropped at ``down`` unless
-    ``keep`` (then ``up`` restarts it on its data, ports and credentials: ``make serve``); a
-    temp dir of ours is removed at ``down``."""
+    """A real Kafka from ``kafka.sh up`` in a run dir, with SCRAM users and the default ACL set
+    applied: one node, or ``nodes`` (3: replication factor 3, min.insync.replicas 2) whose
+    bootstrap lists them all and whose nodes can be killed and started one at a time. Fresh
+    storage at every ``up`` and dropped at ``down`` unless ``keep`` (then ``up`` restarts it on
+    its data, ports and credentials: ``make serve``); a temp dir of ours is removed at ``down``."""
 
     def __init__(
         self,
@@ -68,12 +69,20 @@ class LocalBroker:
         tls: bool = False,
         keep: bool = False,
         watch: bool = True,
+        nodes: int = 1,
     ) -> None:
+        if nodes < 1 or (tls and nodes > 1):
+            raise ValueError(f"nodes must be >= 1, and TLS is for one node only: {nodes}, {tls}")
         self._own_dir = run_dir is None
         self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-kafka-"))
         self.bootstrap: str | None = None
         self.keep = keep
-        self._flags = [*(["--tls"] if tls else []), *([] if keep else ["--wipe"])]
+        self.nodes = nodes
+        self._flags = [
+            *(["--tls"] if tls else []),
+            *([] if keep else ["--wipe"]),
+            *(["--nodes", str(nodes)] if nodes > 1 else []),
+        ]
         self._watch = watch  # stop (and drop) the broker when this process dies
 
     def up(self) -> str:
@@ -128,6 +137,25 @@ class LocalBroker:
             raise LaunchError(f"kafka.sh restart failed:\n{done.stderr[-3000:]}")
         self.bootstrap = lines[-1]
         return self.bootstrap
+
+    def kill_node(self, node: int) -> None:
+        """SIGKILL node ``node`` (1..nodes) of a cluster: a broker crash, no goodbye."""
+        self._node("kill-node", node, BROKER_DOWN_TIMEOUT_S)
+
+    def stop_node(self, node: int) -> None:
+        """Stop node ``node`` in order (controlled shutdown: it hands its leaderships over)."""
+        self._node("stop-node", node, BROKER_DOWN_TIMEOUT_S)
+
+    def start_node(self, node: int) -> None:
+        """Start node ``node`` again on its data and wait until it serves."""
+        self._node("start-node", node, BROKER_UP_TIMEOUT_S)
+
+    def _node(self, action: str, node: int, timeout: float) -> None:
+        if self.nodes == 1 or not 1 <= node <= self.nodes:  # one broker: use down/up/restart
+            raise ValueError(f"no node {node} to {action} in a {self.nodes}-node broker")
+        done = self._run([action, str(node), "--dir", str(self.run_dir)], timeout)
+        if done.returncode != 0:
+            raise LaunchError(f"kafka.sh {action} {node} failed:\n{done.stderr[-3000:]}")
 
     def _run(self, args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
         try:

@@ -29,6 +29,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--wipe", action="store_true", help="start from an empty broker with new credentials")
     add("--tls", action="store_true", help="SASL_SSL (a fresh or TLS storage only)")
     add("--partitions", type=int, default=3)
+    add("--nodes", type=int, default=1, help="3: a three-node cluster (a fresh or cluster dir)")
     add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
     return parser.parse_args(argv)
 
@@ -36,6 +37,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> str:
     metrics = ", ".join(f"{n} http://127.0.0.1:{p}/metrics" for n, p in ports.items()) or "off"
     logs = "\n".join(f"  {s.name}: {s.log_path}" for s in launcher.services.values())
+    server_log = "node-*/server.log" if broker.nodes > 1 else "server.log"
     return (
         f"serving: Kafka at {broker.bootstrap} "
         f"({broker.connection('operator').security_protocol}, SCRAM-SHA-512)\n"
@@ -43,7 +45,7 @@ def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> st
         f"(set -a; . that file; set +a: the HOLDEM_KAFKA_* variables of the SDK and tools)\n"
         f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement>.env\n"
         f"metrics: {metrics}\n"
-        f"logs:\n{logs}\n  kafka: {broker.run_dir / 'server.log'}\n"
+        f"logs:\n{logs}\n  kafka: {broker.run_dir / server_log}\n"
         "Ctrl-C stops the services and the broker; its data stays (make serve WIPE=1 to wipe)"
     )
 
@@ -68,7 +70,7 @@ async def serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     # No --watch: the broker must outlive a killed `make serve` with its data (the next run
     # finds it running); Ctrl-C stops it below.
-    broker = LocalBroker(run_dir, tls=args.tls, keep=not args.wipe, watch=False)
+    broker = LocalBroker(run_dir, tls=args.tls, keep=not args.wipe, watch=False, nodes=args.nodes)
     print(f"starting the local Kafka broker in {run_dir} ...", flush=True)
     await asyncio.to_thread(broker.up)
     broker.keep = True  # --wipe was for this start only: what is played now stays

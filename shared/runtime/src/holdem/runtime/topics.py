@@ -30,6 +30,9 @@ class TopicPartitionMismatchError(RuntimeError):
 
 __all__ = ["TopicPartitionMismatchError", "Topics", "ensure_topics", "main"]
 
+MAX_REPLICAS = 3  # an operator's cluster keeps three copies of every record
+MIN_INSYNC = 2  # and acknowledges a write (acks=all) once two of them have it
+
 
 async def _connected_admin(connection: KafkaConnection, deadline: float) -> AIOKafkaAdminClient:
     # A broker still starting (compose, CI) refuses connections for a while: retry until due.
@@ -68,7 +71,7 @@ async def ensure_topics(
     connection: KafkaConnection | str,
     topics: Topics | Iterable[str],
     partitions: int,
-    replication: int = 1,
+    replication: int | None = None,
     wait: float = 60.0,
 ) -> None:
     """Create the topics if missing and wait until every partition has a leader.
@@ -78,15 +81,22 @@ async def ensure_topics(
     KafkaConnectionError) after `wait` seconds, so a missing broker fails instead of hanging.
     A principal that may not create topics (the services: only admin creates them) gets the
     refusal as "already exists, check it": a missing topic then times out naming it.
+    ``replication`` None: one replica per live broker, at most MAX_REPLICAS (1 on the
+    single-node broker, 3 on a cluster); new topics get min.insync.replicas MIN_INSYNC (capped
+    by the replicas), so losing one broker of three neither stops nor loses acknowledged writes.
     """
     connection = as_connection(connection)
     names = list(topics.names() if isinstance(topics, Topics) else topics)
-    if partitions < 1 or replication < 1:
+    if partitions < 1 or (replication is not None and replication < 1):
         raise ValueError(f"partitions and replication must be >= 1: {partitions}, {replication}")
     deadline = time.monotonic() + wait
     admin = await _connected_admin(connection, deadline)
     try:
-        new = [NewTopic(name, partitions, replication) for name in names]
+        if replication is None:  # metadata lists the live brokers; it needs no authorization
+            brokers = len((await admin.describe_cluster())["brokers"])
+            replication = max(1, min(MAX_REPLICAS, brokers))
+        configs = {"min.insync.replicas": str(min(MIN_INSYNC, replication))}
+        new = [NewTopic(name, partitions, replication, topic_configs=configs) for name in names]
         response = await asyncio.wait_for(
             admin.create_topics(new, timeout_ms=int(wait * 1000)), timeout=wait
         )
@@ -138,7 +148,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--partitions", type=int, default=int(os.environ.get("HOLDEM_PARTITIONS", "3"))
     )
-    parser.add_argument("--replication", type=int, default=1)
+    parser.add_argument(
+        "--replication", type=int, default=None, help="default: one per broker, at most 3"
+    )
     parser.add_argument("--prefix", default="", help="put every topic under PREFIX.")
     parser.add_argument("--wait", type=float, default=60.0, help="seconds to wait for Kafka")
     args = parser.parse_args(argv)

@@ -1,0 +1,127 @@
+"""The wallet's state as a snapshot (ADR 010): versioned JSON, every field checked when loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, get_args
+
+import orjson
+
+from holdem.core.contracts import Called, Folded, Mode, dump, parse
+from holdem.core.snapshot import (
+    SnapshotError,
+    check_envelope,
+    count,
+    decoding,
+    items,
+    mapping,
+    one_of,
+    optional,
+    text,
+    time,
+)
+from holdem.wallet.state import Account, CallState, Evidence, RoundStatus, Stake, State
+
+SNAPSHOT_VERSION: Final = 1
+SERVICE: Final = "wallet"
+__all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
+
+
+def dump_state(state: State) -> bytes:
+    """The snapshot of ``state``: ``load_state`` gives back an equal state. ``commands`` is
+    written within ``answered``."""
+    applied: dict[str, list[str]] = {}
+    for player_id, key in sorted(state.applied):
+        applied.setdefault(player_id, []).append(key)
+    body = {
+        "service": SERVICE,
+        "version": SNAPSHOT_VERSION,
+        "accounts": [[*key, a.available, a.held] for key, a in state.accounts.items()],
+        "house": [[*key, amount] for key, amount in state.house.items()],
+        "rounds": {round_id: _stake(stake) for round_id, stake in state.rounds.items()},
+        "open_rounds": state.open_rounds,
+        "evidence": [[*key, _evidence(e)] for key, e in state.evidence.items()],
+        "closed": state.closed,
+        "answered": {
+            player: [
+                [command_id, at, state.commands[(player, command_id)]] for command_id, at in seen
+            ]
+            for player, seen in state.answered.items()
+        },
+        "applied": applied,
+        "horizon": state.horizon,
+    }
+    return orjson.dumps(body)
+
+
+def load_state(raw: bytes) -> State:
+    """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
+    return decoding(
+        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
+    )
+
+
+def _load(body: dict[str, Any]) -> State:
+    state = State()
+    for item in items(body["accounts"]):
+        player_id, currency, mode, available, held = items(item, 5)
+        key = (text(player_id), text(currency), Mode(text(mode)))
+        state.accounts[key] = Account(count(available), count(held))
+    for item in items(body["house"]):
+        currency, mode, amount = items(item, 3)
+        if type(amount) is not int:  # the house's balance may be negative
+            raise SnapshotError(f"expected an amount in minor units, got {amount!r:.40}")
+        state.house[(text(currency), Mode(text(mode)))] = amount
+    state.rounds = {text(k): _load_stake(v) for k, v in mapping(body["rounds"]).items()}
+    state.open_rounds = {k: text(v) for k, v in mapping(body["open_rounds"]).items()}
+    for item in items(body["evidence"]):
+        player_id, round_id, evidence = items(item, 3)
+        state.evidence[(text(player_id), text(round_id))] = _load_evidence(evidence)
+    state.closed = {k: [text(v) for v in items(ids)] for k, ids in mapping(body["closed"]).items()}
+    for player_id, seen in mapping(body["answered"]).items():
+        order = state.answered.setdefault(player_id, [])
+        for item in items(seen):
+            command_id, at, fingerprint = (text(v) for v in items(item, 3))
+            order.append((command_id, time(at)))
+            state.commands[(player_id, command_id)] = fingerprint
+    for player_id, keys in mapping(body["applied"]).items():
+        state.applied.update((player_id, text(key)) for key in items(keys))
+    state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
+    return state
+
+
+def _stake(stake: Stake) -> list[Any]:
+    return [getattr(stake, name) for name in _STAKE]
+
+
+def _evidence(e: Evidence) -> list[Any]:
+    reveal = None if e.reveal is None else dump(e.reveal).decode()
+    return [e.commitment, reveal, e.unverifiable]
+
+
+_STAKE: dict[str, Callable[[Any], Any]] = {
+    "player_id": text,
+    "currency": text,
+    "mode": lambda v: Mode(text(v)),
+    "ante": count,
+    "aa_bonus": count,
+    "call_hold": count,
+    "call": one_of(*get_args(CallState)),
+    "status": one_of(*get_args(RoundStatus)),
+    "paid_by": optional(text),
+}
+
+
+def _load_stake(item: Any) -> Stake:
+    values = items(item, len(_STAKE))
+    return Stake(
+        **{name: check(v) for (name, check), v in zip(_STAKE.items(), values, strict=True)}
+    )
+
+
+def _load_evidence(item: Any) -> Evidence:
+    commitment, reveal, unverifiable = items(item, 3)
+    decision = None if reveal is None else parse("rounds", text(reveal))
+    if decision is not None and not isinstance(decision, Called | Folded):
+        raise SnapshotError("an evidence's reveal is not a Called or Folded record")
+    return Evidence(optional(text)(commitment), decision, one_of(False, True)(unverifiable))

@@ -1,0 +1,92 @@
+"""Checks for decoded snapshot JSON: each returns the value it was given, typed, or raises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class SnapshotError(ValueError):
+    """Bytes that are not a snapshot the service can load: not JSON, another service's or an
+    unknown version, or a field of the wrong type. A snapshot topic is an input like any other."""
+
+
+def decoding(service: str, load: Callable[[], T]) -> T:
+    """``load()``, with whatever a malformed snapshot makes it raise (a KeyError, TypeError or
+    ValueError: JSON and contract errors are ValueErrors) turned into ``SnapshotError``."""
+    try:
+        return load()
+    except SnapshotError:
+        raise
+    except (KeyError, TypeError, ValueError) as error:
+        raise SnapshotError(f"not a {service} snapshot: {type(error).__name__}: {error}") from None
+
+
+def check_envelope(body: Any, service: str, version: int) -> dict[str, Any]:
+    """``body`` if it is a snapshot object of ``service`` at ``version``.
+
+    >>> check_envelope({"service": "wallet", "version": 1}, "wallet", 1)
+    {'service': 'wallet', 'version': 1}
+    >>> check_envelope({"service": "wallet", "version": 2}, "wallet", 1)
+    Traceback (most recent call last):
+    ...
+    holdem.core.snapshot.SnapshotError: unknown wallet snapshot version 2
+    """
+    if not isinstance(body, dict) or body.get("service") != service:
+        raise SnapshotError(f"not a {service} snapshot")
+    if type(body.get("version")) is not int or body["version"] != version:
+        raise SnapshotError(f"unknown {service} snapshot version {body.get('version')!r}")
+    return body
+
+
+def text(value: Any) -> str:
+    if type(value) is not str:
+        raise SnapshotError(f"expected a string, got {value!r:.40}")
+    return value
+
+
+def count(value: Any) -> int:
+    """A non-negative integer (an amount in minor units, a bet, a limit)."""
+    if type(value) is not int or value < 0:
+        raise SnapshotError(f"expected a count, got {value!r:.40}")
+    return value
+
+
+def time(value: Any) -> datetime:
+    """A time with its zone, as orjson writes a datetime."""
+    at = datetime.fromisoformat(text(value))
+    if at.tzinfo is None:
+        raise SnapshotError(f"a time without its zone: {value!r:.40}")
+    return at
+
+
+def optional(check: Callable[[Any], T]) -> Callable[[Any], T | None]:
+    return lambda value: None if value is None else check(value)
+
+
+def one_of(*allowed: Any) -> Callable[[Any], Any]:
+    """One of ``allowed``, of the same type (so ``0`` is not ``False``)."""
+
+    def check(value: Any) -> Any:
+        if not any(value == a and type(value) is type(a) for a in allowed):
+            raise SnapshotError(f"expected one of {allowed}, got {value!r:.40}")
+        return value
+
+    return check
+
+
+def items(value: Any, size: int | None = None) -> list[Any]:
+    """A JSON array, of ``size`` items if given."""
+    if not isinstance(value, list) or (size is not None and len(value) != size):
+        raise SnapshotError(f"expected a list{f' of {size}' if size else ''}: {value!r:.40}")
+    return value
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """A JSON object."""
+    if not isinstance(value, dict):
+        raise SnapshotError(f"expected an object: {value!r:.40}")
+    return value

@@ -1,0 +1,68 @@
+"""LocalBroker drives kafka.sh: a cluster's up names its nodes; one node is killed or started."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from holdem.runtime.broker import LaunchError, LocalBroker
+
+# A stand-in for kafka.sh: records its arguments, prints a bootstrap list, fails on "start-node 3".
+FAKE = """#!/usr/bin/env bash
+echo "$*" >>"$(dirname "$0")/calls"
+[[ "$1 $2" == "start-node 3" ]] && { echo "node 3 did not start" >&2; exit 1; }
+echo 127.0.0.1:1,127.0.0.1:2,127.0.0.1:3
+"""
+
+
+@pytest.fixture
+def calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    script = tmp_path / "kafka.sh"
+    script.write_text(FAKE)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("HOLDEM_KAFKA_SH", str(script))
+    return tmp_path / "calls"
+
+
+def test_a_cluster_is_brought_up_with_its_node_count_and_its_nodes_one_at_a_time(
+    calls: Path, tmp_path: Path
+) -> None:
+    broker = LocalBroker(tmp_path / "run", nodes=3, watch=False)
+    broker.authorize = lambda prefix: None  # type: ignore[method-assign]  # no ACLs to apply
+    assert broker.up() == "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3"
+    broker.kill_node(2)
+    broker.start_node(2)
+    broker.stop_node(1)
+    run = tmp_path / "run"
+    assert calls.read_text().splitlines() == [
+        f"up --dir {run} --wipe --nodes 3",
+        f"kill-node 2 --dir {run}",
+        f"start-node 2 --dir {run}",
+        f"stop-node 1 --dir {run}",
+    ]
+
+
+def test_a_node_that_does_not_start_is_a_launch_error(calls: Path, tmp_path: Path) -> None:
+    with pytest.raises(LaunchError, match="node 3 did not start"):
+        LocalBroker(tmp_path, nodes=3).start_node(3)
+
+
+def test_a_node_outside_the_cluster_is_refused_before_kafka_sh_runs(
+    calls: Path, tmp_path: Path
+) -> None:
+    for node in (0, 4):
+        with pytest.raises(ValueError, match=f"no node {node}"):
+            LocalBroker(tmp_path, nodes=3).kill_node(node)
+    with pytest.raises(ValueError, match="no node 1"):
+        LocalBroker(tmp_path).kill_node(1)  # a single broker has no node to kill alone
+    assert not calls.exists()
+
+
+def test_a_cluster_is_not_tls_and_has_at_least_one_node() -> None:
+    with pytest.raises(ValueError, match="TLS"):
+        LocalBroker(Path(os.devnull), nodes=3, tls=True)
+    with pytest.raises(ValueError):
+        LocalBroker(Path(os.devnull), nodes=0)
