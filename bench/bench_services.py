@@ -1,0 +1,252 @@
+"""Rounds through the three services: settled rounds/s beside a bare batched relay, step latency.
+
+Throughput: ``--players`` players play ``--rounds`` rounds back to back (always call), through
+the services (processes, each its own principal; the players as ``operator``), then the same
+load through a bare aiokafka relay with the same hops and records per round (services_relay),
+on the same broker. Latency: rounds started on a fixed schedule at ``--rate`` rounds/s for
+``--seconds`` (open loop), each step timed as the operator's client sees it (send to read
+committed). Figures printed and written to ``--out`` (JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from services_relay import Relay, hops_seen, pick_template, records_per_round
+
+from holdem.client import KafkaConnection, Operator, Player, StalledError
+from holdem.client.player import last_movement
+from holdem.core.contracts import CommandRejected, Settled
+from holdem.core.strategy import always_call
+from holdem.runtime.launcher import Launcher, LocalBroker
+from holdem.runtime.load import Plan, fund, percentile, play
+from holdem.runtime.topics import Topics, ensure_topics
+
+PARTITIONS = 3
+OUT = Path(__file__).parent / "results" / "services.json"
+GOAL_RATIO, GOAL_P99_MS = 0.5, 50.0
+STEPS = ("bet -> Dealt", "Call -> Settled", "Settled -> payout", "round")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    add = parser.add_argument
+    add("--rounds", type=int, default=2000, help="rounds per throughput run")
+    add("--players", type=int, default=128, help="players at once in the throughput runs")
+    add("--rate", type=float, default=100.0, help="offered rounds/s in the latency run")
+    add("--seconds", type=float, default=20.0, help="length of the latency run")
+    add("--out", type=Path, default=OUT)
+    args, _ = parser.parse_known_args(argv)  # run.py's own arguments pass through
+    return args
+
+
+async def read_all(admin: KafkaConnection, topics: Iterable[str]) -> list[tuple[str, bytes]]:
+    """(type header, value) of every committed record on ``topics`` that has a type header."""
+    consumer = AIOKafkaConsumer(
+        **admin.kwargs(), isolation_level="read_committed", enable_auto_commit=False
+    )
+    await consumer.start()
+    try:
+        tps = [TopicPartition(t, p) for t in topics for p in range(PARTITIONS)]
+        consumer.assign(tps)
+        ends = await consumer.end_offsets(tps)
+        for tp in tps:
+            consumer.seek(tp, 0)
+        found: list[tuple[str, bytes]] = []
+        while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                for r in records:
+                    kind = dict(r.headers).get("type")
+                    if kind is not None and r.value is not None:
+                        found.append((kind.decode(), r.value))
+        return found
+    finally:
+        await consumer.stop()
+
+
+async def saturate(operator: Operator, args: argparse.Namespace, funded: bool) -> dict[str, Any]:
+    """Closed loop: every player plays its next round as soon as its last one closed."""
+    plan = Plan(rounds=args.rounds, players=args.players, voids=0, step_s=60.0)
+    if funded:
+        await fund(operator, plan)
+    tally = await play(operator, plan, always_call)
+    return {
+        "rounds": tally.rounds,
+        "seconds": round(tally.seconds, 2),
+        "rounds_per_s": round(tally.rounds / tally.seconds, 1),
+        "stalled": len(tally.stalled),
+        "round_p50_ms": round(1000 * percentile(tally.latencies, 0.5), 1),
+        "round_p99_ms": round(1000 * percentile(tally.latencies, 0.99), 1),
+    }
+
+
+async def timed_round(player: Player, round_id: str, times: dict[str, list[float]]) -> None:
+    """One round, each step timed from its command's send to its answer read committed."""
+    clock = time.monotonic
+    started = clock()
+    played = await player.bet(500, 250, round_id=round_id)
+    try:
+        await played.dealt()
+        dealt = clock()
+        await played.call()
+        end = await played.watch.until(CommandRejected, within_s=player.step_s)
+        settled = clock()
+        if not isinstance(end, Settled):
+            raise StalledError(f"{round_id}: ended with {end.type}")
+        await played.watch.until(last_movement(end), within_s=player.step_s)
+        paid = clock()
+    finally:
+        played.close()
+    for step, seconds in zip(
+        STEPS, (dealt - started, settled - dealt, paid - settled, paid - started), strict=True
+    ):
+        times[step].append(seconds)
+
+
+async def open_loop(operator: Operator, args: argparse.Namespace) -> dict[str, Any]:
+    """Rounds started every 1/rate s whatever the answers; a round finds a free player or is
+    counted as not offered."""
+    total = int(args.rate * args.seconds)
+    players = max(16, int(args.rate * 3))  # 3 s of rounds in flight before a seat is missing
+    plan = Plan(rounds=total, players=players, voids=0, step_s=30.0)
+    await fund(operator, plan)
+    free = [Player(operator, p, step_s=plan.step_s) for p in plan.player_ids()]
+    times: dict[str, list[float]] = {step: [] for step in STEPS}
+    failed: list[str] = []
+    missed = 0
+
+    async def one(player: Player, number: int) -> None:
+        try:
+            await timed_round(player, f"{player.player_id}-l{number:06d}", times)
+        except Exception as error:  # counted and shown: the run goes on
+            failed.append(f"{type(error).__name__}: {error}"[:200])
+        finally:
+            free.append(player)
+
+    tasks = []
+    started = time.monotonic()
+    for number in range(total):
+        await asyncio.sleep(max(0.0, started + number / args.rate - time.monotonic()))
+        if not free:
+            missed += 1
+            continue
+        tasks.append(asyncio.create_task(one(free.pop(), number)))
+    offered_s = time.monotonic() - started
+    await asyncio.gather(*tasks)
+    steps = {
+        step: {
+            "p50_ms": round(1000 * percentile(v, 0.5), 1),
+            "p99_ms": round(1000 * percentile(v, 0.99), 1),
+            "n": len(v),
+        }
+        for step, v in times.items()
+    }
+    return {
+        "offered_rounds_per_s": args.rate,
+        "started_rounds_per_s": round(len(tasks) / offered_s, 1),
+        "not_offered_no_free_player": missed,
+        "failed": len(failed),
+        "failures": failed[:5],
+        "steps": steps,
+    }
+
+
+def git_head() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:
+    principals = broker.principals()
+    admin, topics = principals["admin"], Topics()
+    await ensure_topics(admin, topics, PARTITIONS)
+    launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
+    async with launcher, Operator(principals["operator"], topics, PARTITIONS) as operator:
+        services = await saturate(operator, args, funded=True)
+        print(f"services: {services}", flush=True)
+        latency = await open_loop(operator, args)
+        print(f"latency: {latency}", flush=True)
+    records = await read_all(admin, [topics.rounds, topics.wallet, topics.vault])
+    per_round = records_per_round(records)
+    relay_topics = Topics.unique("relay")
+    await ensure_topics(admin, relay_topics, PARTITIONS)
+    relay_run = Relay(admin, relay_topics, pick_template(records), log_dir)
+    async with relay_run, Operator(admin, relay_topics, PARTITIONS) as operator:
+        relay = await saturate(operator, args, funded=False)
+    print(f"relay: {relay}", flush=True)
+    relay_records = records_per_round(
+        await read_all(admin, [relay_topics.rounds, relay_topics.wallet, relay_topics.vault])
+    )
+    return {
+        "services": services,
+        "relay": relay,
+        "ratio": round(services["rounds_per_s"] / max(relay["rounds_per_s"], 1e-9), 3),
+        "hops_per_round": hops_seen(per_round),
+        "records_per_round": {"services": per_round, "relay": relay_records},
+        "latency": latency,
+    }
+
+
+def table(result: dict[str, Any]) -> str:
+    s, r, lat = result["services"], result["relay"], result["latency"]
+    ratio_ok = "ok" if result["ratio"] >= GOAL_RATIO else "MISSED"
+    lines = [
+        f"{'throughput':24} {'rounds/s':>9} {'rounds':>7} {'stalled':>7} "
+        f"{'round p50':>10} {'p99':>8}",
+        *(
+            f"{name:24} {x['rounds_per_s']:9.1f} {x['rounds']:7} {x['stalled']:7} "
+            f"{x['round_p50_ms']:8.0f}ms {x['round_p99_ms']:6.0f}ms"
+            for name, x in (("services", s), ("bare relay (baseline)", r))
+        ),
+        f"ratio services/relay {result['ratio']:.3f} (goal >= {GOAL_RATIO}: {ratio_ok}); "
+        f"{result['hops_per_round']} hops, "
+        f"{sum(result['records_per_round']['services'].values()):.2f} records/round (services), "
+        f"{sum(result['records_per_round']['relay'].values()):.2f} (relay)",
+        f"latency at {lat['offered_rounds_per_s']:.0f} rounds/s offered, "
+        f"{lat['started_rounds_per_s']:.1f} started ({lat['not_offered_no_free_player']} "
+        f"not offered, {lat['failed']} failed)",
+        f"{'step':24} {'p50':>8} {'p99':>8} {'n':>6}",
+    ]
+    for step, x in lat["steps"].items():
+        goal = "" if step == "round" else ("  ok" if x["p99_ms"] <= GOAL_P99_MS else "  MISSED")
+        lines.append(f"{step:24} {x['p50_ms']:6.1f}ms {x['p99_ms']:6.1f}ms {x['n']:6}{goal}")
+    return "\n".join(lines)
+
+
+async def main(args: argparse.Namespace) -> None:
+    log_dir = Path(tempfile.mkdtemp(prefix="holdem-bench-services-"))
+    broker = LocalBroker(log_dir / "kafka")
+    await asyncio.to_thread(broker.up)
+    try:
+        result = await measure(broker, args, log_dir)
+    finally:
+        await asyncio.to_thread(broker.down)
+    result = {
+        "bench": "services",
+        "commit": git_head(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "logs": str(log_dir),
+        **result,
+    }
+    print(table(result))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse_args(sys.argv[1:])))
