@@ -52,8 +52,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def kind_of(headers: Iterable[tuple[str, bytes]], value: bytes) -> str:
+    """A record's type: its header, else its body's (records of a runtime without headers)."""
+    kind = dict(headers).get("type")
+    return kind.decode() if kind is not None else str(json.loads(value)["type"])
+
+
 async def read_all(admin: KafkaConnection, topics: Iterable[str]) -> list[tuple[str, bytes]]:
-    """(type header, value) of every committed record on ``topics`` that has a type header."""
+    """(type, value) of every committed record on ``topics``."""
     consumer = AIOKafkaConsumer(
         **admin.kwargs(), isolation_level="read_committed", enable_auto_commit=False
     )
@@ -67,22 +73,36 @@ async def read_all(admin: KafkaConnection, topics: Iterable[str]) -> list[tuple[
         found: list[tuple[str, bytes]] = []
         while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:
             for records in (await consumer.getmany(timeout_ms=500)).values():
-                for r in records:
-                    kind = dict(r.headers).get("type")
-                    if kind is not None and r.value is not None:
-                        found.append((kind.decode(), r.value))
+                found.extend((kind_of(r.headers, r.value), r.value) for r in records if r.value)
         return found
     finally:
         await consumer.stop()
 
 
-async def saturate(operator: Operator, args: argparse.Namespace, funded: bool) -> dict[str, Any]:
-    """Closed loop: every player plays its next round as soon as its last one closed."""
+def cpu_seconds(pids: Iterable[int | None]) -> float:
+    """User + system CPU seconds used so far by the processes ``pids`` (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / ticks
+
+
+async def saturate(
+    operator: Operator, args: argparse.Namespace, funded: bool, pids: list[int | None]
+) -> dict[str, Any]:
+    """Closed loop: every player plays its next round as soon as its last one closed. The CPU
+    the workers (``pids``) and this process (the players' client) spent per round is beside."""
     plan = Plan(rounds=args.rounds, players=args.players, voids=0, step_s=60.0)
     if funded:
         await fund(operator, plan)
+    workers, client = cpu_seconds(pids), time.process_time()
     tally = await play(operator, plan, always_call)
+    workers, client = cpu_seconds(pids) - workers, time.process_time() - client
     return {
+        "workers_cpu_ms_per_round": round(1000 * workers / max(tally.rounds, 1), 2),
+        "client_cpu_share": round(client / tally.seconds, 2),
         "rounds": tally.rounds,
         "seconds": round(tally.seconds, 2),
         "rounds_per_s": round(tally.rounds / tally.seconds, 1),
@@ -174,7 +194,8 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
     await ensure_topics(admin, topics, PARTITIONS)
     launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
     async with launcher, Operator(principals["operator"], topics, PARTITIONS) as operator:
-        services = await saturate(operator, args, funded=True)
+        pids = [service.pid for service in launcher.services.values()]
+        services = await saturate(operator, args, funded=True, pids=pids)
         print(f"services: {services}", flush=True)
         latency = await open_loop(operator, args)
         print(f"latency: {latency}", flush=True)
@@ -184,7 +205,7 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
     await ensure_topics(admin, relay_topics, PARTITIONS)
     relay_run = Relay(admin, relay_topics, pick_template(records), log_dir)
     async with relay_run, Operator(admin, relay_topics, PARTITIONS) as operator:
-        relay = await saturate(operator, args, funded=False)
+        relay = await saturate(operator, args, funded=False, pids=relay_run.pids)
     print(f"relay: {relay}", flush=True)
     relay_records = records_per_round(
         await read_all(admin, [relay_topics.rounds, relay_topics.wallet, relay_topics.vault])
@@ -204,10 +225,11 @@ def table(result: dict[str, Any]) -> str:
     ratio_ok = "ok" if result["ratio"] >= GOAL_RATIO else "MISSED"
     lines = [
         f"{'throughput':24} {'rounds/s':>9} {'rounds':>7} {'stalled':>7} "
-        f"{'round p50':>10} {'p99':>8}",
+        f"{'round p50':>10} {'p99':>8} {'CPU/round':>10} {'client CPU':>10}",
         *(
             f"{name:24} {x['rounds_per_s']:9.1f} {x['rounds']:7} {x['stalled']:7} "
-            f"{x['round_p50_ms']:8.0f}ms {x['round_p99_ms']:6.0f}ms"
+            f"{x['round_p50_ms']:8.0f}ms {x['round_p99_ms']:6.0f}ms "
+            f"{x['workers_cpu_ms_per_round']:8.2f}ms {x['client_cpu_share']:10.0%}"
             for name, x in (("services", s), ("bare relay (baseline)", r))
         ),
         f"ratio services/relay {result['ratio']:.3f} (goal >= {GOAL_RATIO}: {ratio_ok}); "

@@ -191,6 +191,10 @@ class Relay:
         for process in self.processes:
             await asyncio.wait_for(process.wait(), 15)
 
+    @property
+    def pids(self) -> list[int | None]:
+        return [process.pid for process in self.processes]
+
 
 def _main(service: str, spec: str) -> None:
     template = {
