@@ -135,13 +135,14 @@ async def timed_round(player: Player, round_id: str, times: dict[str, list[float
         times[step].append(seconds)
 
 
-async def open_loop(operator: Operator, args: argparse.Namespace) -> dict[str, Any]:
+async def open_loop(operator: Operator, args: argparse.Namespace, funded: bool) -> dict[str, Any]:
     """Rounds started every 1/rate s whatever the answers; a round finds a free player or is
     counted as not offered."""
     total = int(args.rate * args.seconds)
     players = max(16, int(args.rate * 3))  # 3 s of rounds in flight before a seat is missing
     plan = Plan(rounds=total, players=players, voids=0, step_s=30.0)
-    await fund(operator, plan)
+    if funded:
+        await fund(operator, plan)
     free = [Player(operator, p, step_s=plan.step_s) for p in plan.player_ids()]
     times: dict[str, list[float]] = {step: [] for step in STEPS}
     failed: list[str] = []
@@ -197,7 +198,7 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
         pids = [service.pid for service in launcher.services.values()]
         services = await saturate(operator, args, funded=True, pids=pids)
         print(f"services: {services}", flush=True)
-        latency = await open_loop(operator, args)
+        latency = await open_loop(operator, args, funded=True)
         print(f"latency: {latency}", flush=True)
     records = await read_all(admin, [topics.rounds, topics.wallet, topics.vault])
     per_round = records_per_round(records)
@@ -206,7 +207,9 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
     relay_run = Relay(admin, relay_topics, pick_template(records), log_dir)
     async with relay_run, Operator(admin, relay_topics, PARTITIONS) as operator:
         relay = await saturate(operator, args, funded=False, pids=relay_run.pids)
-    print(f"relay: {relay}", flush=True)
+        print(f"relay: {relay}", flush=True)
+        relay_latency = await open_loop(operator, args, funded=False)
+    print(f"relay latency: {relay_latency}", flush=True)
     relay_records = records_per_round(
         await read_all(admin, [relay_topics.rounds, relay_topics.wallet, relay_topics.vault])
     )
@@ -216,35 +219,51 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
         "ratio": round(services["rounds_per_s"] / max(relay["rounds_per_s"], 1e-9), 3),
         "hops_per_round": hops_seen(per_round),
         "records_per_round": {"services": per_round, "relay": relay_records},
-        "latency": latency,
+        "latency": {"services": latency, "relay": relay_latency},
     }
 
 
 def table(result: dict[str, Any]) -> str:
-    s, r, lat = result["services"], result["relay"], result["latency"]
+    return "\n".join([*throughput_lines(result), *latency_lines(result["latency"])])
+
+
+def throughput_lines(result: dict[str, Any]) -> list[str]:
     ratio_ok = "ok" if result["ratio"] >= GOAL_RATIO else "MISSED"
-    lines = [
+    records = {k: sum(v.values()) for k, v in result["records_per_round"].items()}
+    return [
         f"{'throughput':24} {'rounds/s':>9} {'rounds':>7} {'stalled':>7} "
         f"{'round p50':>10} {'p99':>8} {'CPU/round':>10} {'client CPU':>10}",
         *(
             f"{name:24} {x['rounds_per_s']:9.1f} {x['rounds']:7} {x['stalled']:7} "
             f"{x['round_p50_ms']:8.0f}ms {x['round_p99_ms']:6.0f}ms "
             f"{x['workers_cpu_ms_per_round']:8.2f}ms {x['client_cpu_share']:10.0%}"
-            for name, x in (("services", s), ("bare relay (baseline)", r))
+            for name, x in (("services", result["services"]), ("bare relay", result["relay"]))
         ),
         f"ratio services/relay {result['ratio']:.3f} (goal >= {GOAL_RATIO}: {ratio_ok}); "
-        f"{result['hops_per_round']} hops, "
-        f"{sum(result['records_per_round']['services'].values()):.2f} records/round (services), "
-        f"{sum(result['records_per_round']['relay'].values()):.2f} (relay)",
-        f"latency at {lat['offered_rounds_per_s']:.0f} rounds/s offered, "
-        f"{lat['started_rounds_per_s']:.1f} started ({lat['not_offered_no_free_player']} "
-        f"not offered, {lat['failed']} failed)",
-        f"{'step':24} {'p50':>8} {'p99':>8} {'n':>6}",
+        f"{result['hops_per_round']} hops and {records['services']:.2f} records a round "
+        f"(relay {records['relay']:.2f})",
     ]
-    for step, x in lat["steps"].items():
+
+
+def latency_lines(latency: dict[str, dict[str, Any]]) -> list[str]:
+    services, relay = latency["services"], latency["relay"]
+    lines = [
+        f"latency, open loop at {services['offered_rounds_per_s']:.0f} rounds/s offered: "
+        + "; ".join(
+            f"{name} started {x['started_rounds_per_s']:.1f}/s, "
+            f"{x['not_offered_no_free_player']} not offered, {x['failed']} failed"
+            for name, x in (("services", services), ("relay", relay))
+        ),
+        f"{'step':24} {'services p50':>12} {'p99':>9} {'relay p50':>10} {'p99':>9}",
+    ]
+    for step, x in services["steps"].items():
+        y = relay["steps"][step]
         goal = "" if step == "round" else ("  ok" if x["p99_ms"] <= GOAL_P99_MS else "  MISSED")
-        lines.append(f"{step:24} {x['p50_ms']:6.1f}ms {x['p99_ms']:6.1f}ms {x['n']:6}{goal}")
-    return "\n".join(lines)
+        lines.append(
+            f"{step:24} {x['p50_ms']:10.1f}ms {x['p99_ms']:7.1f}ms "
+            f"{y['p50_ms']:8.1f}ms {y['p99_ms']:7.1f}ms{goal}"
+        )
+    return lines
 
 
 async def main(args: argparse.Namespace) -> None:
