@@ -43,8 +43,8 @@ STEPS = ("bet -> Dealt", "Call -> Settled", "Settled -> payout", "round")
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     add = parser.add_argument
-    add("--rounds", type=int, default=2000, help="rounds per throughput run")
-    add("--players", type=int, default=128, help="players at once in the throughput runs")
+    add("--rounds", type=int, default=4000, help="rounds per throughput run")
+    add("--players", type=int, default=512, help="players at once in the throughput runs")
     add("--rate", type=float, default=100.0, help="offered rounds/s in the latency run")
     add("--seconds", type=float, default=20.0, help="length of the latency run")
     add("--out", type=Path, default=OUT)
