@@ -38,7 +38,8 @@ READS = {
 }
 ROLE_OF_TYPE = {"round": "rounds", "wallet": "wallet", "vault": "vault"}
 MAX_BATCH = 500  # as the services' loop (holdem.runtime.loop)
-FETCH_MAX_WAIT_MS = int(os.environ.get("RELAY_FETCH_MAX_WAIT_MS", "50"))  # as the loop
+# The loop's 50 ms; RELAY_FETCH_MAX_WAIT_MS shows what that wait costs a hop.
+FETCH_MAX_WAIT_MS = int(os.environ.get("RELAY_FETCH_MAX_WAIT_MS", "50"))
 
 Template = dict[str, tuple[bytes, str, str]]  # type -> (value, its round_id, its player_id)
 
