@@ -270,7 +270,7 @@ async def test_a_service_restarted_mid_round_rebuilds_its_state_and_completes_th
 
 
 def _settlement_knows(stack: Stack, player: str, round_id: str) -> bool:
-    round_ = stack.services["settlement"].processor.state.round(player, round_id)
+    round_ = stack.services["settlement"].processor.state_for(player).round(player, round_id)
     return round_ is not None and round_.dealt is not None
 
 

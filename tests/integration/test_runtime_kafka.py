@@ -54,5 +54,5 @@ async def test_a_restarted_service_rebuilds_its_state_and_does_not_act_twice(
 
         await wait_for(two, timeout=30.0)
         await asyncio.sleep(1.0)  # give a wrong duplicate time to show up
-        assert restarted.processor.state == {"r1", "r2"}
+        assert restarted.processor.state_for("p1") == {"r1", "r2"}
     assert sorted(m.round_id for m in await malfunctions()) == ["r1", "r2"]

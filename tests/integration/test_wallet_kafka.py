@@ -64,7 +64,7 @@ async def test_a_restarted_wallet_rebuilds_its_ledger_and_pays_a_resent_settleme
         await send(topics.commands, deposit(1))
         await wait_for(has(6), timeout=60.0)
         await asyncio.sleep(1.0)  # give a wrong second payout time to show up
-        assert balances(restarted.processor.state) == (14_501, 0)
+        assert balances(restarted.processor.state_for("p1")) == (14_501, 0)
 
     final: list[str] = []
 

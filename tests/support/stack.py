@@ -103,6 +103,7 @@ class Stack:
     kafka: Cluster
     topics: Topics
     partitions: int = 3
+    snapshot_interval_s: float = 0.5  # often, so the tests restart from snapshots
     decks: ForcedDecks = field(default_factory=ForcedDecks)
     services: dict[str, ServiceApp] = field(default_factory=dict)
     observer: Observer | None = None
@@ -119,6 +120,7 @@ class Stack:
             "topic_prefix": self.prefix,
             "partitions": self.partitions,
             "metrics_port": 0,
+            "snapshot_interval_s": self.snapshot_interval_s,
         }
         if name == "wallet":
             table: dict[str, Any] = {
@@ -211,11 +213,12 @@ class Stack:
 
     def balances(self, *players: str) -> Balances:
         """The wallet's own view of these players' accounts (its processor state)."""
-        state = self.services["wallet"].processor.state
+        processor = self.services["wallet"].processor
         return {
             (player, currency, str(mode)): (account.available, account.held)
-            for (player, currency, mode), account in state.accounts.items()
-            if player in players
+            for player in players
+            for (owner, currency, mode), account in processor.state_for(player).accounts.items()
+            if owner == player
         }
 
     async def assert_sound(self, *players: str, timeout: float = WAIT_S) -> None:

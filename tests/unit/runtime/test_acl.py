@@ -10,6 +10,7 @@ from support.dealer import VAULT
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime import acl
+from holdem.runtime.snapshots import snapshot_topic
 from holdem.runtime.topics import Topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
@@ -61,10 +62,21 @@ def test_the_operator_writes_commands_only_and_reads_rounds_wallet_rejected(
 
 
 def test_each_service_writes_only_its_own_topics_and_rejections(rules: list[acl.Acl]) -> None:
-    assert allowed(rules, "dealer", "WRITE") == {TOPICS.rounds, TOPICS.vault, TOPICS.rejected}
-    assert allowed(rules, "wallet", "WRITE") == {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected}
-    assert allowed(rules, "settlement", "WRITE") == {TOPICS.rounds, TOPICS.rejected}
-    assert allowed(rules, "settlement", "READ") == {TOPICS.rounds}
+    def own(name: str) -> str:
+        return snapshot_topic(TOPICS, name)
+
+    assert allowed(rules, "dealer", "WRITE") == {
+        TOPICS.rounds, TOPICS.vault, TOPICS.rejected, own("dealer")
+    }  # fmt: skip
+    assert allowed(rules, "wallet", "WRITE") == {
+        TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, own("wallet")
+    }  # fmt: skip
+    assert allowed(rules, "settlement", "WRITE") == {
+        TOPICS.rounds,
+        TOPICS.rejected,
+        own("settlement"),
+    }
+    assert allowed(rules, "settlement", "READ") == {TOPICS.rounds, own("settlement")}
     assert TOPICS.commands not in allowed(rules, "settlement", "READ")
 
 
@@ -95,7 +107,9 @@ def test_nothing_broad_is_granted(rules: list[acl.Acl]) -> None:
 
 def test_the_default_names_have_no_prefix() -> None:
     names = {r.name for r in acl.plan() if r.resource == "TOPIC"}
-    assert names == set(Topics().names())
+    snapshots = {snapshot_topic(Topics(), name) for name in acl.SERVICES}
+    assert names == set(Topics().names()) | snapshots
+    assert snapshots == {f"holdem.{name}.snapshots" for name in acl.SERVICES}
 
 
 def test_the_cli_prints_the_plan_as_json(capsys: pytest.CaptureFixture[str]) -> None:

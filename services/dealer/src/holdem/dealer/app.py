@@ -12,6 +12,7 @@ from holdem.core.contracts import DeckSealed, Message, type_names
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
+from holdem.dealer import snapshot
 from holdem.dealer.context import DeckSource, Table, Tick, TimeoutPolicy
 from holdem.dealer.decide import HANDLED, bind
 from holdem.dealer.settings import DealerSettings
@@ -20,6 +21,7 @@ from holdem.dealer.vault import Vault, VaultError, VaultKeyError
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
+from holdem.runtime.snapshots import Codec
 
 log = structlog.get_logger(__name__)
 NAME = "dealer"
@@ -87,6 +89,7 @@ def dealer_spec(
         tick=tick,
         tick_interval_s=tick_interval_s,
         open_rounds=lambda state: len(state.open),
+        snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=type_names(*FOLDED, *HANDLED),
     )
 

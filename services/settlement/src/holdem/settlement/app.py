@@ -12,6 +12,8 @@ from holdem.core.contracts import Malfunction, Message, type_names
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
+from holdem.runtime.snapshots import Codec
+from holdem.settlement import snapshot
 from holdem.settlement.decide import decide
 from holdem.settlement.settings import SettlementSettings
 from holdem.settlement.state import RoundsEvent, SettlementState, evolve, initial_state
@@ -57,6 +59,7 @@ def settlement_spec(
         outputs=("rounds",),
         open_rounds=lambda state: state.open_rounds,
         on_handled=on_handled,
+        snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=type_names(*get_args(RoundsEvent)),
     )
 

@@ -9,6 +9,8 @@ from holdem.core.contracts import COMMAND_TYPES, Dealt, Malfunction, Message, ty
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
+from holdem.runtime.snapshots import Codec
+from holdem.wallet import snapshot
 from holdem.wallet.decide import Table, bind
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.settings import WalletSettings
@@ -50,6 +52,7 @@ def wallet_spec(table: Table) -> Spec[State]:
         on_handled=log_refusals,
         # Every command (it reports unknown types) and the rounds events that prove and end a
         # round; BetPlaced, BetRejected, Malfunction and CommandRejected are skipped unparsed.
+        snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=COMMAND_TYPES | type_names(Dealt, *ROUND_HANDLERS),
     )
 

@@ -17,6 +17,7 @@ from aiokafka.protocol.admin import (
 from aiokafka.protocol.api import Request
 
 from holdem.client.connection import KafkaConnection
+from holdem.runtime.snapshots import snapshot_topic
 from holdem.runtime.topics import Topics
 
 
@@ -84,6 +85,9 @@ def plan(prefix: str = "") -> list[Acl]:
             allow(name, "TOPIC", getattr(topics, role), "READ")
         for role in {*access.outputs, "rejected"}:
             allow(name, "TOPIC", getattr(topics, role), "WRITE")
+        # Its own snapshot topic, read at an assignment and written in its transactions.
+        allow(name, "TOPIC", snapshot_topic(topics, name), "READ")
+        allow(name, "TOPIC", snapshot_topic(topics, name), "WRITE")
         # The runtime's names: group {scope}holdem-{name}, transactional id ...-{instance}.
         allow(name, "GROUP", f"{scope}holdem-{name}", "READ")
         allow(name, "TRANSACTIONAL_ID", f"{scope}holdem-{name}-", "WRITE", "PREFIXED")

@@ -32,6 +32,7 @@ from holdem.runtime.outbox import (
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.snapshots import snapshot_topic
 from holdem.runtime.topics import ensure_topics
 
 log = structlog.get_logger(__name__)
@@ -146,6 +147,8 @@ def _add_lifecycle(
         spec = processor.spec
         roles = {*spec.inputs, *spec.state_roles, *spec.outputs, "rejected"}
         names = sorted(getattr(settings.topics, role) for role in roles)
+        if spec.snapshot is not None:
+            names.append(snapshot_topic(settings.topics, spec.name))
         await ensure_topics(settings.connection, names, settings.partitions)
         await processor.outbox.start()
         if settings.metrics_port:

@@ -24,6 +24,7 @@ from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, Transactiona
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import replay
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
 
 log = structlog.get_logger(__name__)
 FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short
@@ -83,6 +84,8 @@ class ServiceLoop:
         self.batches = 0
         self.consumer: AIOKafkaConsumer | None = None
         self._task: asyncio.Task[None] | None = None
+        self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
+        self._snapshot_due = 0.0
 
     async def start(self) -> None:
         await refuse_duplicate(self.settings, self.group_id, self.client_id)
@@ -112,24 +115,92 @@ class ServiceLoop:
             await self.consumer.stop()  # a dynamic member leaves the group: a quick hand-over
 
     async def rebuild(self, partitions: list[int]) -> None:
+        """Each assigned partition from its latest snapshot (if any) plus the log's tail."""
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
         async with processor.lock:
             started = time.perf_counter()
             processor.reset()
+            starts, loaded = await self._load_snapshots(partitions)
             count = await replay(
                 self.settings.connection,
                 topics,
                 partitions,
                 processor.fold,
+                starts=starts,
                 timeout_s=REPLAY_TIMEOUT_S,
             )
             seconds = time.perf_counter() - started
             self.ready = True
+            self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
         name = processor.spec.name
         processor.metrics.replay_duration.labels(name).observe(seconds)
         processor.metrics.replay_events.labels(name).inc(count)
-        log.info("replayed", partitions=partitions, events=count, seconds=round(seconds, 3))
+        log.info(
+            "replayed",
+            partitions=partitions,
+            snapshots=loaded,
+            events=count,
+            seconds=round(seconds, 3),
+        )
+
+    async def _load_snapshots(
+        self, partitions: list[int]
+    ) -> tuple[dict[TopicPartition, int], list[int]]:
+        """States from the latest snapshots; the offsets their replays start from."""
+        codec = self.processor.spec.snapshot
+        if codec is None or self.settings.snapshot_interval_s <= 0:
+            return {}, []
+        name = self.processor.spec.name
+        found = await latest(self.settings.connection, self.snapshot_topic, partitions)
+        starts: dict[TopicPartition, int] = {}
+        for partition, raw in sorted(found.items()):
+            try:
+                snapshot = Snapshot.from_bytes(raw, name, partition)
+                state = codec.load(snapshot.state)
+            except ValueError as error:  # the log is still whole: rebuild from its beginning
+                log.error("snapshot unusable, full replay", partition=partition, error=repr(error))
+                self.processor.metrics.snapshot_failures.labels(name).inc()
+                continue
+            self.processor.on_partition(partition).state = state
+            starts.update(snapshot.starts())
+        return starts, sorted({tp.partition for tp in starts})
+
+    async def _snapshot_if_due(self, batch_offsets: Offsets) -> None:
+        """Every snapshot_interval_s, each assigned partition's state goes into this batch's
+        transaction with the offsets it covers."""
+        codec, consumer = self.processor.spec.snapshot, self.consumer
+        interval = self.settings.snapshot_interval_s
+        if (
+            codec is None
+            or consumer is None
+            or interval <= 0
+            or time.monotonic() < self._snapshot_due
+        ):
+            return
+        self._snapshot_due = time.monotonic() + interval
+        processor = self.processor
+        inputs = {processor.topic_of(role) for role in processor.spec.inputs}
+        state_topics = [processor.topic_of(role) for role in processor.spec.state_roles]
+        assigned = sorted({tp.partition for tp in consumer.assignment()})
+        only_state = [
+            TopicPartition(t, p) for t in state_topics if t not in inputs for p in assigned
+        ]
+        stable = await consumer.end_offsets(only_state) if only_state else {}
+        records = []
+        for partition in assigned:
+            offsets = {}
+            for topic in state_topics:
+                tp = TopicPartition(topic, partition)
+                if topic in inputs:
+                    offsets[topic] = batch_offsets.get(tp) or await consumer.position(tp)
+                else:
+                    offsets[topic] = stable[tp]
+            state = codec.dump(processor.on_partition(partition).state)
+            snapshot = Snapshot(processor.spec.name, partition, offsets, state)
+            records.append((self.snapshot_topic, partition, snapshot.to_bytes()))
+        self.outbox.add_snapshots(records)
+        processor.metrics.snapshots.labels(processor.spec.name).inc(len(records))
 
     async def _run(self) -> None:
         assert self.consumer is not None
@@ -161,8 +232,12 @@ class ServiceLoop:
                             tp.topic, tp.partition, record.offset, record.value, record.key
                         )
                 offsets[tp] = records[-1].offset + 1
+            await self._snapshot_if_due(offsets)
             await self.outbox.commit(offsets, self.group_id)
         self.batches += 1
+        name = processor.spec.name
+        processor.metrics.records.labels(name).inc(sum(len(r) for r in batch.values()))
+        processor.metrics.batches.labels(name).inc()
 
     async def caught_up(self) -> bool:
         """Every assigned partition read to its end: ticks judge timeouts only then."""

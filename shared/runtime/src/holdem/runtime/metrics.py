@@ -69,6 +69,18 @@ class Metrics:
         self.replay_events = counter(
             "holdem_replay_events", "Events folded in replays", ["service"]
         )
+        self.records = counter(
+            "holdem_records_consumed",
+            "Records read from input topics (skipped ones too)",
+            ["service"],
+        )
+        self.batches = counter("holdem_batches", "Poll batches committed", ["service"])
+        self.snapshots = counter("holdem_snapshots", "Partition snapshots written", ["service"])
+        self.snapshot_failures = counter(
+            "holdem_snapshot_failures",
+            "Snapshots that could not be loaded (full replay)",
+            ["service"],
+        )
         self.lag = Gauge(
             "holdem_consumer_lag",
             "Records behind the partition end",

@@ -51,6 +51,7 @@ class TransactionalOutbox:
         self._producer: AIOKafkaProducer | None = None
         self._retries = retries
         self._pending: list[Record] = []
+        self._snapshots: list[tuple[str, int, bytes]] = []  # topic, partition, value
         self._committing = asyncio.Lock()  # a tick's commit and a batch's never overlap
 
     @property
@@ -76,6 +77,10 @@ class TransactionalOutbox:
     async def send(self, records: Sequence[Record]) -> None:
         self._pending.extend(records)
 
+    def add_snapshots(self, snapshots: Sequence[tuple[str, int, bytes]]) -> None:
+        """Snapshot records for the next commit, each on its own partition, keyed by it."""
+        self._snapshots.extend(snapshots)
+
     async def flush(self) -> None:
         await self.commit({}, None)
 
@@ -84,10 +89,17 @@ class TransactionalOutbox:
         fenced producer or one that fails every retry raises FatalError."""
         async with self._committing:
             records, self._pending = self._pending, []
-            if records or offsets:
-                await self._commit(records, offsets, group_id)
+            snapshots, self._snapshots = self._snapshots, []
+            if records or offsets or snapshots:
+                await self._commit(records, offsets, group_id, snapshots)
 
-    async def _commit(self, records: list[Record], offsets: Offsets, group_id: str | None) -> None:
+    async def _commit(
+        self,
+        records: list[Record],
+        offsets: Offsets,
+        group_id: str | None,
+        snapshots: list[tuple[str, int, bytes]],
+    ) -> None:
         producer = self._producer
         if producer is None:
             raise RuntimeError("TransactionalOutbox.commit before start")
@@ -97,6 +109,10 @@ class TransactionalOutbox:
                     for topic, key, value, kind in records:
                         headers = [(TYPE_HEADER, kind.encode())]
                         await producer.send(topic, value=value, key=key.encode(), headers=headers)
+                    for name, partition, snapshot in snapshots:
+                        await producer.send(
+                            name, value=snapshot, key=str(partition).encode(), partition=partition
+                        )
                     if offsets and group_id is not None:
                         await producer.send_offsets_to_transaction(offsets, group_id)
                 return

@@ -12,7 +12,7 @@ import base64
 import json
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -35,6 +35,7 @@ from holdem.core.contracts.rejected import RAW_LIMIT
 from holdem.core.decider import Context
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, Outbox, Record
+from holdem.runtime.snapshots import Codec
 from holdem.runtime.topics import Topics
 
 S = TypeVar("S")
@@ -89,6 +90,7 @@ class Spec(Generic[S]):
     # The message types it folds or decides on; records whose type header names another type
     # are skipped unparsed (None: parse everything).
     reads: frozenset[str] | None = None
+    snapshot: Codec | None = None  # how its state is snapshotted (None: always a full replay)
 
 
 @dataclass
@@ -103,19 +105,45 @@ class Processor(Generic[S]):
     # Partition count of every topic, for the wrong_partition check; None turns the check off
     # (faststream's in-memory broker puts every record on partition 0).
     partitions: int | None = None
-    state: S = field(init=False)
+    # One state per partition: a player's records all share one partition number
+    # (co-partitioning), so each partition is folded, decided and snapshotted on its own.
+    states: dict[int, S] = field(init=False, default_factory=dict)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
+    _current: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        self.state = self.spec.initial_state()
         self._role_of = {getattr(self.topics, role): role for role in ROLES}
+
+    @property
+    def state(self) -> S:
+        """The state of the partition being handled (in memory: the only one)."""
+        found = self.states.get(self._current)
+        if found is None:
+            found = self.states[self._current] = self.spec.initial_state()
+        return found
+
+    @state.setter
+    def state(self, value: S) -> None:
+        self.states[self._current] = value
+
+    def on_partition(self, partition: int) -> Processor[S]:
+        """Make ``partition``'s state the current one (the caller holds the lock)."""
+        self._current = partition
+        return self
+
+    def state_for(self, player_id: str) -> S:
+        """The state that holds ``player_id`` (tests, tools)."""
+        partition = partition_for_key(player_id.encode(), self.partitions) if self.partitions else 0
+        return self.on_partition(partition).state
 
     def topic_of(self, role: str) -> str:
         name: str = getattr(self.topics, role)
         return name
 
-    def reset(self) -> None:
-        self.state = self.spec.initial_state()
+    def reset(self, partitions: Iterable[int] | None = None) -> None:
+        """Forget the state of ``partitions`` (default: all)."""
+        for partition in list(self.states) if partitions is None else partitions:
+            self.states.pop(partition, None)
 
     def fold(
         self, topic: str, raw: bytes, key: bytes | None = None, partition: int | None = None
@@ -128,6 +156,7 @@ class Processor(Generic[S]):
             return
         if key is not None and partition is not None and self._refusal(message, key, partition):
             return
+        self.on_partition(partition or 0)
         self.state = self.spec.evolve(self.state, message)
 
     async def handle(
@@ -145,6 +174,7 @@ class Processor(Generic[S]):
         Never raises for anything the record did; ``FatalError`` when the service cannot
         publish (the caller must end the process)."""
         origin = Origin(topic, partition, offset, raw, key)
+        self.on_partition(partition)
         try:
             await self._handle(origin)
         except FatalError:
@@ -200,10 +230,12 @@ class Processor(Generic[S]):
             return
         async with self.lock:
             now = self.clock()
-            ctx = Context(now=now, cause_id=f"tick:{self.spec.name}:{now.isoformat()}")
-            events = self.spec.tick(self.state, ctx)
-            await self._publish(events)
-            self.metrics.observe_events(self.spec.name, events)
+            for partition in sorted(self.states):
+                self.on_partition(partition)
+                cause = f"tick:{self.spec.name}:{partition}:{now.isoformat()}"
+                events = self.spec.tick(self.state, Context(now=now, cause_id=cause))
+                await self._publish(events)
+                self.metrics.observe_events(self.spec.name, events)
             self._update_open_rounds()
         await self.outbox.flush()
 
@@ -229,7 +261,8 @@ class Processor(Generic[S]):
 
     def _update_open_rounds(self) -> None:
         if self.spec.open_rounds is not None:
-            self.metrics.open_rounds.labels(self.spec.name).set(self.spec.open_rounds(self.state))
+            count = sum(self.spec.open_rounds(state) for state in self.states.values())
+            self.metrics.open_rounds.labels(self.spec.name).set(count)
 
     async def _publish(self, events: Sequence[Message]) -> None:
         records: list[Record] = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
@@ -17,12 +17,13 @@ async def replay(
     partitions: Collection[int],
     apply: Callable[[str, bytes, bytes | None, int], None],
     *,
+    starts: Mapping[TopicPartition, int] | None = None,
     timeout_s: float = 120.0,
 ) -> int:
     """Feed every committed record of ``topics`` × ``partitions`` to
     ``apply(topic, value, key, partition)``,
-    in partition order, stopping at the end offsets taken when the replay starts. Returns the
-    number of records applied."""
+    in partition order, from ``starts`` (a snapshot's offsets; default: the beginning), stopping
+    at the end offsets taken when the replay starts. Returns the number of records applied."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -37,13 +38,14 @@ async def replay(
     try:
         consumer.assign(assignment)
         ends = await consumer.end_offsets(assignment)  # read_committed: the last stable offsets
-        pending = {tp for tp in assignment if ends[tp] > 0}
+        starts = starts or {}
+        pending = {tp for tp in assignment if ends[tp] > starts.get(tp, 0)}
         if not pending:
             return 0
         # Explicit seeks (see audit_read): a position reset still in flight from assign() must
         # not decide where a replay starts.
         for tp, offset in (await consumer.beginning_offsets(list(pending))).items():
-            consumer.seek(tp, offset)
+            consumer.seek(tp, max(offset, starts.get(tp, 0)))
         deadline = time.monotonic() + timeout_s
         applied = 0
         while pending:

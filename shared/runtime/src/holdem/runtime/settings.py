@@ -39,6 +39,12 @@ class RuntimeSettings(BaseSettings):
     metrics_port: int = Field(
         default=0, ge=0, le=65535, description="Port of the Prometheus /metrics endpoint; 0 = off"
     )
+    snapshot_interval_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="How often each partition's state is snapshotted (0: never; restarts then "
+        "replay the whole log)",
+    )
     log_level: str = Field(default="INFO", description="structlog level")
     publish_retries: int = Field(
         default=5, ge=0, description="Attempts to publish one decision before the service gives up"

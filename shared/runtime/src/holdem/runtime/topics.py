@@ -20,6 +20,9 @@ from aiokafka.errors import (
 
 from holdem.client.connection import KafkaConnection, as_connection
 from holdem.client.topics import Topics  # defined in the SDK so it installs alone; re-exported
+from holdem.runtime.snapshots import snapshot_topic
+
+SNAPSHOTTED = ("dealer", "wallet", "settlement")  # the services whose state is snapshotted
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +89,10 @@ async def ensure_topics(
     by the replicas), so losing one broker of three neither stops nor loses acknowledged writes.
     """
     connection = as_connection(connection)
-    names = list(topics.names() if isinstance(topics, Topics) else topics)
+    if isinstance(topics, Topics):  # the game's topics and each service's snapshot topic
+        names = [*topics.names(), *(snapshot_topic(topics, s) for s in SNAPSHOTTED)]
+    else:
+        names = list(topics)
     if partitions < 1 or (replication is not None and replication < 1):
         raise ValueError(f"partitions and replication must be >= 1: {partitions}, {replication}")
     deadline = time.monotonic() + wait
@@ -96,7 +102,13 @@ async def ensure_topics(
             brokers = len((await admin.describe_cluster())["brokers"])
             replication = max(1, min(MAX_REPLICAS, brokers))
         configs = {"min.insync.replicas": str(min(MIN_INSYNC, replication))}
-        new = [NewTopic(name, partitions, replication, topic_configs=configs) for name in names]
+        # A snapshot topic keeps the latest record per key (partition): compacted.
+        compacted = {**configs, "cleanup.policy": "compact"}
+        new = [
+            NewTopic(name, partitions, replication, topic_configs=compacted if _is_snapshots(name)
+                     else configs)
+            for name in names
+        ]  # fmt: skip
         response = await asyncio.wait_for(
             admin.create_topics(new, timeout_ms=int(wait * 1000)), timeout=wait
         )
@@ -122,6 +134,10 @@ async def ensure_topics(
     finally:
         await admin.close()
     await _wait_until_leaders_serve(connection, names, partitions, deadline)
+
+
+def _is_snapshots(name: str) -> bool:
+    return name.endswith(".snapshots")
 
 
 async def _wait_until_leaders_serve(
