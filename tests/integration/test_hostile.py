@@ -226,26 +226,50 @@ async def double_call(h: Hostile) -> str:
     return f"round.command_rejected {refused.reason}; one call captured"
 
 
-@attack("a Call on another player's round")
-async def not_your_round(h: Hostile) -> str:
-    victim, player = await h.funded(), h.player()
-    round_id = await h.dealt(victim)
-    await h.stack.send(command(Fold, player, round_id=round_id))
-    refused = await h.refused(player, "round.command_rejected")
-    assert refused.reason == "not_your_round"
-    await h.stack.send(command(Call, victim, round_id=round_id))
-    await h.stack.event(victim, "wallet.payout_credited", round_id)
-    return "round.command_rejected not_your_round; the owner's round went on"
+def neighbours(h: Hostile, victim: str, same: bool) -> str:
+    """A fresh player on the victim's partition (``same``) or on another one."""
+    home = partition_for(victim.encode(), h.stack.partitions)
+    while True:
+        player = h.player()
+        if (partition_for(player.encode(), h.stack.partitions) == home) == same:
+            return player
 
 
-@attack("a PlaceBet reusing another player's round id")
+def call_on_anothers_round(same: bool) -> None:
+    """A Call on another player's round: refused ``not_your_round`` where the round's partition
+    is the caller's, ``unknown_round`` elsewhere (each partition knows only its own players)."""
+
+    async def run(h: Hostile) -> str:
+        victim = await h.funded()
+        player = neighbours(h, victim, same)
+        round_id = await h.dealt(victim)
+        await h.stack.send(command(Fold, player, round_id=round_id))
+        refused = await h.refused(player, "round.command_rejected")
+        assert refused.reason == ("not_your_round" if same else "unknown_round")
+        await h.stack.send(command(Call, victim, round_id=round_id))
+        await h.stack.event(victim, "wallet.payout_credited", round_id)
+        return f"round.command_rejected {refused.reason}; the owner's round went on"
+
+    where = "on the same partition" if same else "on another partition"
+    attack(f"a Fold on another player's round, {where}")(run)
+
+
+call_on_anothers_round(same=True)
+call_on_anothers_round(same=False)
+
+
+@attack("a PlaceBet reusing the round id of a player on the same partition")
 async def round_exists(h: Hostile) -> str:
-    victim, player = await h.funded(), await h.funded()
+    victim = await h.funded()
+    player = neighbours(h, victim, same=True)
+    await h.stack.send(command(Deposit, player, currency="EUR", amount=1_000))
+    await h.stack.event(player, "wallet.deposited")
     round_id = await h.dealt(victim)
     await h.stack.send(command(PlaceBet, player, round_id=round_id, currency="EUR", ante=10))
     refused = await h.refused(player, "round.bet_rejected")
     assert refused.reason == "round_exists" and "wallet.stake_taken" not in h.money(player)
     await h.stack.send(command(Fold, victim, round_id=round_id))
+    await h.stack.event(victim, "wallet.payout_credited", round_id)
     return "round.bet_rejected round_exists, nothing taken"
 
 
