@@ -20,6 +20,7 @@ vectors of Kafka's own ``UtilsTest``, as unsigned 32-bit values (Java prints the
 
 from __future__ import annotations
 
+import functools
 import uuid
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -63,6 +64,11 @@ def command(
     )
 
 
+# aiokafka's murmur2 is pure Python and every record a service reads is checked with it: a
+# bounded cache of the hashes of recent keys (players come back every round) does each once.
+_murmur2 = functools.lru_cache(maxsize=1 << 16)(murmur2)
+
+
 def partition_for(player_id: str, partitions: int) -> int:
     """The partition of every topic that holds ``player_id``'s records (see the module doc)."""
     return partition_for_key(player_id.encode(), partitions)
@@ -73,5 +79,5 @@ def partition_for_key(key: bytes, partitions: int) -> int:
     every record against (a record elsewhere is refused as ``wrong_partition``)."""
     if partitions < 1:
         raise ValueError(f"partitions must be >= 1, got {partitions}")
-    hashed: int = murmur2(key)
+    hashed: int = _murmur2(key)
     return (hashed & 0x7FFFFFFF) % partitions

@@ -83,6 +83,9 @@ class Card(int):
 
     @classmethod
     def parse(cls, text: str) -> Card:
+        card = _BY_TEXT.get(text)  # the canonical spellings, as every event carries them
+        if card is not None:
+            return card
         if len(text) != 2 or text[0].upper() not in RANK_CHARS or text[1].lower() not in SUIT_CHARS:
             raise CardError(f"not a card: {text!r} (expected rank 23456789TJQKA and suit cdhs)")
         return cls(RANK_CHARS.index(text[0].upper()) * 4 + SUIT_CHARS.index(text[1].lower()))
@@ -108,6 +111,7 @@ class Card(int):
 
 
 FULL_DECK: Final[tuple[Card, ...]] = tuple(Card(code) for code in range(52))
+_BY_TEXT: Final[dict[str, Card]] = {str(card): card for card in FULL_DECK}
 
 
 def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
