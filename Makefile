@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus run serve test test-slow lint fmt bench rng-report contracts check-rules kafka-up kafka-down up down clean
+.PHONY: install prometheus run serve test test-slow lint fmt bench rng-report contracts check-rules kafka-up kafka-down tenant up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -59,6 +59,13 @@ kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker;
 	@$(PY) -m holdem.runtime.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
 	@echo "credentials: deploy/kafka/.run/clients/<principal>.env" >&2
 	@cat deploy/kafka/.run/bootstrap
+
+tenant: install  ## T=<id>: a tenant on the broker of kafka-up: its prefixed topics, operator-<id> and its ACLs
+	@test -n "$(T)" || { echo "usage: make tenant T=<tenant id>" >&2; exit 2; }
+	@set -a; . deploy/kafka/.run/clients/admin.env; set +a; \
+		$(PY) -m holdem.runtime.topics --prefix $(T) >/dev/null && \
+		$(PY) -m holdem.runtime.tenants add $(T) --env deploy/kafka/.run/clients/admin.env \
+			--out deploy/kafka/.run/clients
 
 kafka-down:  ## stop the broker of kafka-up (its data stays unless WIPE=1)
 	@deploy/kafka/kafka.sh down $(if $(WIPE),--wipe)

@@ -6,7 +6,7 @@ import logging
 from dataclasses import replace
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 from aiokafka.errors import (
     GroupAuthorizationFailedError,
     KafkaConnectionError,
@@ -14,7 +14,7 @@ from aiokafka.errors import (
     TransactionalIdAuthorizationFailed,
 )
 from support.kafka import Cluster
-from support.kafka_io import produce, read_all, wait_for
+from support.kafka_io import consumer, produce, read_all, wait_for
 
 from holdem.client.connection import KafkaConnection
 from holdem.runtime import acl
@@ -160,22 +160,3 @@ async def test_a_transactional_id_outside_the_principals_prefix_is_refused(
         return [r.value for r in records] == [b"in a transaction"]
 
     await wait_for(committed, timeout=30.0)
-
-
-class consumer:
-    def __init__(self, connection: KafkaConnection, topic: str, group_id: str) -> None:
-        self._consumer = AIOKafkaConsumer(
-            topic,
-            **connection.kwargs(),
-            group_id=group_id,
-            auto_offset_reset="earliest",
-            enable_auto_commit=False,
-            isolation_level="read_committed",
-        )
-
-    async def __aenter__(self) -> AIOKafkaConsumer:
-        await self._consumer.start()
-        return self._consumer
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._consumer.stop()

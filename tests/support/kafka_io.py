@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from aiokafka import AIOKafkaProducer, ConsumerRecord
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
 
 from holdem.client.connection import KafkaConnection, as_connection
 from holdem.runtime.audit_read import partitions_of, read_topic
 
-__all__ = ["partitions_of", "produce", "read_all", "wait_for"]
+__all__ = ["consumer", "partitions_of", "produce", "read_all", "wait_for"]
 
 
 async def produce(connection: KafkaConnection | str, topic: str, key: str, value: bytes) -> None:
@@ -34,3 +34,24 @@ async def wait_for(predicate: Callable[[], Awaitable[bool]], timeout: float) -> 
     async with asyncio.timeout(timeout):
         while not await predicate():
             await asyncio.sleep(0.2)
+
+
+class consumer:
+    """A consumer of ``topic`` in ``group_id``, from the earliest committed record."""
+
+    def __init__(self, connection: KafkaConnection, topic: str, group_id: str) -> None:
+        self._consumer = AIOKafkaConsumer(
+            topic,
+            **connection.kwargs(),
+            group_id=group_id,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+        )
+
+    async def __aenter__(self) -> AIOKafkaConsumer:
+        await self._consumer.start()
+        return self._consumer
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._consumer.stop()

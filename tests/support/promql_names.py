@@ -28,7 +28,7 @@ PROMETHEUS_CONFIG = REPO / "deploy" / "prometheus" / "prometheus.yml"
 DASHBOARD = REPO / "deploy" / "grafana" / "dashboards" / "holdem.json"
 
 # Labels every scraped series gets from its target in prometheus.yml.
-TARGET_LABELS = frozenset({"job", "instance", "service"})
+TARGET_LABELS = frozenset({"job", "instance", "service", "tenant"})
 # Series Prometheus writes itself for every target.
 SYNTHETIC: dict[str, frozenset[str]] = {"up": frozenset(), "scrape_duration_seconds": frozenset()}
 

@@ -107,6 +107,8 @@ class Stack:
     decks: ForcedDecks = field(default_factory=ForcedDecks)
     services: dict[str, ServiceApp] = field(default_factory=dict)
     observer: Observer | None = None
+    # A tenant's own operator principal (holdem.runtime.tenants); its ACLs are the tenant's.
+    operator: KafkaConnection | None = None
     _producer: AIOKafkaProducer | None = None  # the operator's
     _forger: AIOKafkaProducer | None = None  # admin's, standing in for a service
 
@@ -154,8 +156,10 @@ class Stack:
 
     async def open(self) -> None:
         await ensure_topics(self.kafka.admin, self.topics, self.partitions, wait=WAIT_S)
-        await self.kafka.authorize(self.prefix)
-        self._producer = AIOKafkaProducer(**self.kafka.operator.kwargs(), acks="all")
+        if self.operator is None:
+            await self.kafka.authorize(self.prefix)
+        operator = self.operator or self.kafka.operator
+        self._producer = AIOKafkaProducer(**operator.kwargs(), acks="all")
         await self._producer.start()
         self._forger = AIOKafkaProducer(**self.kafka.admin.kwargs(), acks="all")
         await self._forger.start()

@@ -162,3 +162,14 @@ def test_the_broker_requires_scram_and_denies_what_no_acl_allows(
         assert f"$(scram {principal} " in script, principal
         assert f"HOLDEM_{principal.upper()}_PASSWORD" in env_of(kafka), principal
     assert not {k for k in env_of(kafka) if k.startswith("KAFKA_") and "LISTENER" in k}
+
+
+def test_every_scraped_service_is_labelled_with_its_tenant() -> None:
+    config = load_yaml(REPO / "deploy" / "prometheus" / "prometheus.yml")
+    labels = [
+        static.get("labels", {})
+        for job in config["scrape_configs"]
+        if job["job_name"] != "prometheus"
+        for static in job["static_configs"]
+    ]
+    assert labels and all(label.get("tenant") for label in labels), labels

@@ -162,6 +162,8 @@ def _add_lifecycle(
 
     @app.after_startup
     async def start_loops() -> None:
+        # Every log line of the loop's tasks (created below, in this context) names the tenant.
+        structlog.contextvars.bind_contextvars(tenant=settings.tenant)
         await loop.start()
         tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
         tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))

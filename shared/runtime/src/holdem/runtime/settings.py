@@ -64,5 +64,10 @@ class RuntimeSettings(BaseSettings):
         )
 
     @property
+    def tenant(self) -> str:
+        """The operator this deployment serves: its topic prefix (holdem.runtime.tenants)."""
+        return self.topic_prefix or "default"
+
+    @property
     def topics(self) -> Topics:
         return Topics().with_prefix(self.topic_prefix) if self.topic_prefix else Topics()

@@ -1,0 +1,130 @@
+"""Two operators on one cluster: each plays through its own services, neither reaches the other."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+
+import pytest
+from aiokafka.errors import (
+    GroupAuthorizationFailedError,
+    KafkaConnectionError,
+    TopicAuthorizationFailedError,
+)
+from support.kafka import Cluster
+from support.kafka_io import consumer, produce, read_all
+from support.stack import Stack
+
+from holdem.client import Operator, Player
+from holdem.client.connection import KafkaConnection
+from holdem.runtime import acl, tenants
+from holdem.runtime.topics import Topics
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(240)]
+
+
+@dataclass
+class Tenant:
+    name: str
+    operator: KafkaConnection
+    stack: Stack
+
+    @property
+    def topics(self) -> Topics:
+        return self.stack.topics
+
+
+@pytest.fixture(scope="module")
+async def pair(kafka: Cluster) -> AsyncIterator[tuple[Tenant, Tenant]]:
+    """Tenants ``a-<hex>`` and ``b-<hex>``, each with its operator principal and its services."""
+    suffix = secrets.token_hex(3)
+    made: list[Tenant] = []
+    try:
+        for name in (f"a-{suffix}", f"b-{suffix}"):
+            operator = await tenants.add_tenant(kafka.admin, name)
+            stack = Stack(kafka, Topics().with_prefix(name), operator=operator)
+            made.append(Tenant(name, operator, stack))
+            await stack.open()
+        yield made[0], made[1]
+    finally:
+        for tenant in made:
+            await tenant.stack.close()
+
+
+async def play_one_round(tenant: Tenant, player: str) -> int:
+    async with Operator(tenant.operator, tenant.topics, tenant.stack.partitions) as client:
+        who = Player(client, player, currency="EUR")
+        await who.deposit(5_000)
+        played = await who.bet(ante=100)
+        await played.dealt()
+        await played.fold()
+        outcome = await played.outcome()
+        assert outcome.settled is not None, outcome.end
+        assert outcome.balance is not None
+        return outcome.balance
+
+
+async def test_each_tenant_plays_through_its_own_services(pair: tuple[Tenant, Tenant]) -> None:
+    for tenant in pair:
+        assert await play_one_round(tenant, "alice") == 5_000 - 100  # a fold loses the ante
+    # The same player id at two operators is two players: one round each, nothing shared.
+    for tenant in pair:
+        rounds = [e for e in tenant.stack.events("alice") if e.type == "round.settled"]
+        assert len(rounds) == 1, tenant.name
+
+
+@pytest.mark.parametrize("role", ["commands", "rounds", "wallet", "rejected", "vault"])
+async def test_an_operator_cannot_write_another_tenants_topics(
+    pair: tuple[Tenant, Tenant], role: str
+) -> None:
+    mine, theirs = pair
+    with pytest.raises(TopicAuthorizationFailedError):
+        await produce(mine.operator, getattr(theirs.topics, role), "alice", b"{}")
+
+
+@pytest.mark.parametrize("role", ["commands", "rounds", "wallet", "rejected"])
+async def test_an_operator_cannot_read_another_tenants_topics(
+    pair: tuple[Tenant, Tenant], role: str
+) -> None:
+    mine, theirs = pair
+    with pytest.raises(TopicAuthorizationFailedError):
+        await read_all(mine.operator, getattr(theirs.topics, role))
+
+
+async def test_an_operator_reads_its_own_events(pair: tuple[Tenant, Tenant]) -> None:
+    mine, _ = pair
+    await play_one_round(mine, "bob")
+    keys = {r.key for r in await read_all(mine.operator, mine.topics.rounds)}
+    assert b"bob" in keys
+
+
+async def test_an_operator_cannot_join_another_tenants_groups(pair: tuple[Tenant, Tenant]) -> None:
+    mine, theirs = pair
+    with pytest.raises(GroupAuthorizationFailedError):
+        group = f"{theirs.name}.holdem-operator-x"
+        async with consumer(mine.operator, mine.topics.rounds, group_id=group) as reader:
+            await reader.getone()
+
+
+async def test_the_shared_operator_principal_has_no_right_on_a_tenant(
+    kafka: Cluster, pair: tuple[Tenant, Tenant]
+) -> None:
+    mine, _ = pair
+    with pytest.raises(TopicAuthorizationFailedError):
+        await produce(kafka.operator, mine.topics.commands, "alice", b"{}")
+
+
+async def test_a_tenants_operator_needs_its_password(pair: tuple[Tenant, Tenant]) -> None:
+    mine, theirs = pair
+    with pytest.raises(KafkaConnectionError):
+        await produce(replace(mine.operator, password=theirs.operator.password), "x", "k", b"")
+
+
+def test_a_tenant_plan_is_the_game_plan_with_its_own_operator() -> None:
+    rules = tenants.plan("acme")
+    own = [r for r in rules if r.principal == "User:operator-acme"]
+    shared = [r for r in acl.plan("acme") if r.principal == "User:operator"]
+    assert [replace(r, principal="User:operator-acme") for r in shared] == own
+    assert all(r.name.startswith("acme.") for r in rules)
+    assert not any(r.principal == "User:operator" for r in rules)
