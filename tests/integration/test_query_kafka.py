@@ -14,6 +14,7 @@ from support.kafka import Cluster
 from support.messages import command
 from support.stack import WAIT_S, Stack
 
+from holdem.client.history import history_main, round_main
 from holdem.client.queries import QueryClient, QueryRefusedError
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -44,6 +45,11 @@ async def stack(kafka: Cluster) -> AsyncIterator[Stack]:
         await running.close()
 
 
+def printed_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """What the CLI printed (the services' debug logs share stdout in this process)."""
+    return [line for line in capsys.readouterr().out.splitlines() if "[debug" not in line]
+
+
 def answer(reply: Reply) -> dict[str, Any]:
     return reply.model_dump(exclude=ENVELOPE)
 
@@ -65,7 +71,10 @@ async def until(ask: Any, done: Any, what: str) -> Any:
 
 
 async def test_history_balance_and_open_round_survive_a_restart(
-    stack: Stack, kafka: Cluster
+    stack: Stack,
+    kafka: Cluster,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     player = f"q-{uuid.uuid4().hex[:8]}"
     await stack.send(command(Deposit, player, currency="EUR", amount=10_000))
@@ -115,6 +124,21 @@ async def test_history_balance_and_open_round_survive_a_restart(
         assert len(view.player_cards) == 2 and len(view.flop) == 3
         assert view.turn is None and view.dealer_cards == () and view.deck is None
         assert "Играч" in summary.text
+
+        # The CLI, as an operator's shell would run it.
+        for name, value in {**kafka.operator.env(), "HOLDEM_TOPIC_PREFIX": stack.prefix}.items():
+            monkeypatch.setenv(name, value)
+        assert await asyncio.to_thread(history_main, [player, "-n", "2", "--lang", "nb"]) == 0
+        printed = printed_lines(capsys)
+        assert [line.split()[0] for line in printed if line.startswith(f"{player}-")] == [
+            played[2],
+            played[1],
+        ]
+        assert sum(line.startswith("Spiller: ") for line in printed) == 2
+        assert await asyncio.to_thread(round_main, [played[1], "--player", player]) == 0
+        assert any(line.endswith("Fold = -0.10") for line in printed_lines(capsys))
+        assert await asyncio.to_thread(round_main, ["nope", "--player", player]) == 1
+        assert "unknown_round" in capsys.readouterr().err
 
         await stack.restart("query")
         again = [

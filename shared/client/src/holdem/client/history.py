@@ -38,7 +38,7 @@ def _connection(env_file: str | None) -> KafkaConnection:
 
 
 async def _history(args: argparse.Namespace, out: TextIO) -> None:
-    async with QueryClient(_connection(args.env_file)) as client:
+    async with QueryClient(_connection(args.env_file), within_s=args.within) as client:
         reply = await client.history(args.player, limit=args.n)
     if not reply.rounds:
         print(f"{args.player}: no finished real-money round", file=out)
@@ -46,7 +46,7 @@ async def _history(args: argparse.Namespace, out: TextIO) -> None:
 
 
 async def _round(args: argparse.Namespace, out: TextIO) -> None:
-    async with QueryClient(_connection(args.env_file)) as client:
+    async with QueryClient(_connection(args.env_file), within_s=args.within) as client:
         reply = await client.summary(args.player, args.round_id, args.lang)
     print(reply.text, file=out)
 

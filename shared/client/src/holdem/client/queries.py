@@ -62,10 +62,12 @@ class QueryClient:
         connection: KafkaConnection | None = None,
         topics: Topics | None = None,
         requester_id: str | None = None,
+        within_s: float = ANSWER_WITHIN_S,
     ) -> None:
         self.connection = connection or KafkaConnection.from_env()
         self.topics = topics or topics_from_env()
         self.requester_id = requester_id or f"requester-{new_id()[:12]}"
+        self.within_s = within_s  # how long a query waits for its reply
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None
         self._waiting: dict[str, asyncio.Future[Reply]] = {}
@@ -116,9 +118,10 @@ class QueryClient:
             "requester_id": self.requester_id,
         }
 
-    async def ask(self, query: Query, within_s: float = ANSWER_WITHIN_S) -> Reply:
+    async def ask(self, query: Query, within_s: float | None = None) -> Reply:
         """Send ``query`` and return its reply (a refusal included); StalledError if none comes
-        within ``within_s`` seconds."""
+        within ``within_s`` seconds (default: the client's)."""
+        within_s = self.within_s if within_s is None else within_s
         assert self._producer is not None, "start() the client first"
         if query.requester_id != self.requester_id:
             raise ValueError(f"{query.requester_id!r} is not this client's requester id")
