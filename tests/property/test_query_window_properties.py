@@ -13,6 +13,7 @@ from support.rounds import RoundEvents
 
 from holdem.core.contracts import HistoryQuery, HistoryReply
 from holdem.query.decide import decide
+from holdem.query.snapshot import dump_state, load_state
 from holdem.query.state import OPEN_KEPT, evolve, initial_state
 
 ROUND = st.tuples(st.sampled_from(["call", "fold", "void", "open"]), st.booleans())
@@ -43,6 +44,7 @@ def test_the_history_is_the_newest_real_rounds_within_the_bound(
     assert sum(v.finished for v in views) <= kept
     assert sum(not v.finished for v in views) <= OPEN_KEPT
     assert all(v.mode.value == "real" for v in views if v.finished)
+    assert load_state(dump_state(state)) == state  # what a restart loads is what was folded
     if book is None:
         return
     query = HistoryQuery(

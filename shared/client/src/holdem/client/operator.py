@@ -177,7 +177,8 @@ class Operator:
     async def balance(self, player_id: str, currency: str = "EUR") -> int | None:
         """The player's available balance after their last committed wallet movement, None if
         they have none. Reads the player's wallet partition from its start: fine for a table,
-        too slow for a lobby (the query topic of a later version answers that)."""
+        too slow for a lobby (``holdem.client.queries.QueryClient.balance`` asks the query
+        service)."""
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
