@@ -116,6 +116,15 @@ def test_a_snapshot_loads_back_the_same_state() -> None:
     assert loaded == state
 
 
+def test_a_snapshot_loaded_under_a_smaller_window_keeps_the_newest_rounds() -> None:
+    state = initial_state(kept=5)
+    for n in range(5):
+        game = RoundEvents(round_id=f"r{n}", at=NOW + timedelta(minutes=n))
+        state = fold(*play(game, 1_000).rounds, state=state)
+    loaded = load_state(dump_state(state), kept=2)
+    assert (loaded.kept, list(loaded.books["p1"].rounds)) == (2, ["r3", "r4"])
+
+
 @pytest.mark.parametrize(
     "raw",
     [

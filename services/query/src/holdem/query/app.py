@@ -57,7 +57,9 @@ def query_spec(settings: QuerySettings) -> Spec[QueryState]:
         state_roles=("rounds", "wallet"),
         outputs=("replies",),
         rejects_unreadable=frozenset({"queries"}),
-        snapshot=Codec(snapshot.dump_state, snapshot.load_state),
+        snapshot=Codec(
+            snapshot.dump_state, partial(snapshot.load_state, kept=settings.history_kept)
+        ),
         reads=type_names(*FOLDED, *MONEY, *QUERIES),
     )
 

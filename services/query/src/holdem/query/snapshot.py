@@ -19,7 +19,7 @@ from holdem.core.snapshot import (
     optional,
     text,
 )
-from holdem.query.state import Book, QueryState
+from holdem.query.state import Book, QueryState, trim
 
 SNAPSHOT_VERSION: Final = 1
 SERVICE: Final = "query"
@@ -38,11 +38,17 @@ def dump_state(state: QueryState) -> bytes:
     return orjson.dumps(body)
 
 
-def load_state(raw: bytes) -> QueryState:
-    """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
-    return decoding(
+def load_state(raw: bytes, kept: int | None = None) -> QueryState:
+    """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it;
+    with ``kept`` (the service's setting, which may have changed since), bounded by it."""
+    state = decoding(
         SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
     )
+    if kept is not None:
+        state.kept = kept
+        for book in state.books.values():
+            trim(state, book)
+    return state
 
 
 def _book(book: Book) -> dict[str, Any]:

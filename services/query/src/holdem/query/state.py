@@ -99,7 +99,7 @@ def _placed(state: QueryState, bet: BetPlaced) -> None:
         balance_before=before,
         balance_after=after,
     )
-    _trim(state, book)
+    trim(state, book)
 
 
 def _apply(view: RoundView, event: Dealt | Called | Folded | Settled | RoundVoided) -> RoundView:
@@ -190,10 +190,10 @@ def _store(state: QueryState, book: Book, view: RoundView) -> None:
         return
     book.rounds[view.round_id] = view
     if view.finished:
-        _trim(state, book)
+        trim(state, book)
 
 
-def _trim(state: QueryState, book: Book) -> None:
+def trim(state: QueryState, book: Book) -> None:
     """Drop the oldest finished rounds beyond ``kept``, and the oldest open ones beyond
     ``OPEN_KEPT``."""
     finished = [rid for rid, view in book.rounds.items() if view.finished]
