@@ -38,6 +38,8 @@ def asyncapi_documents() -> dict[str, str]:
     """Generated from the services' own apps (in-memory: nothing connects to Kafka)."""
     from holdem.dealer.app import create_app as dealer
     from holdem.dealer.settings import DealerSettings
+    from holdem.query.app import create_app as query
+    from holdem.query.settings import QuerySettings
     from holdem.settlement.app import create_app as settlement
     from holdem.settlement.settings import SettlementSettings
     from holdem.wallet.app import create_app as wallet
@@ -50,6 +52,7 @@ def asyncapi_documents() -> dict[str, str]:
         ),
         "wallet": wallet(WalletSettings(), in_memory=True),
         "settlement": settlement(SettlementSettings(), in_memory=True),
+        "query": query(QuerySettings(), in_memory=True),
     }
     return {name: s.app.schema.to_specification().to_json() for name, s in services.items()}
 

@@ -48,7 +48,7 @@ def test_serve_stays_up_prints_where_to_connect_and_keeps_the_data_after_ctrl_c(
         operator_env = run_dir / "clients" / "operator.env"
         assert f"operator credentials: {operator_env}" in printed
         assert KafkaConnection.from_file(operator_env).bootstrap == bootstrap.group(1)
-        for name in ("dealer", "wallet", "settlement"):
+        for name in ("dealer", "wallet", "settlement", "query"):
             assert str(run_dir / "services" / f"{name}.log") in printed
         serve.send_signal(signal.SIGINT)
         rest, _ = serve.communicate(timeout=UP_TIMEOUT_S)

@@ -83,7 +83,7 @@ async def test_the_operator_consumes_in_groups_under_its_own_prefix_only(
             await reader.getone()
 
 
-@pytest.mark.parametrize("role", ["rounds", "wallet", "vault", "rejected"])
+@pytest.mark.parametrize("role", ["rounds", "wallet", "vault", "rejected", "replies"])
 async def test_the_operator_cannot_write_internal_topics(
     kafka: Cluster, topics: Topics, role: str
 ) -> None:
@@ -91,7 +91,7 @@ async def test_the_operator_cannot_write_internal_topics(
         await produce(kafka.operator, getattr(topics, role), "p1", b"forged")
 
 
-@pytest.mark.parametrize("who", ["operator", "wallet", "settlement"])
+@pytest.mark.parametrize("who", ["operator", "wallet", "settlement", "query"])
 async def test_nobody_but_the_dealer_reads_the_vault(
     kafka: Cluster, topics: Topics, who: str
 ) -> None:
@@ -112,6 +112,10 @@ async def test_nobody_but_the_dealer_reads_the_vault(
         ("wallet", "commands"),
         ("dealer", "wallet"),
         ("dealer", "commands"),
+        ("query", "rounds"),
+        ("query", "wallet"),
+        ("query", "commands"),
+        ("dealer", "replies"),
     ],
 )
 async def test_a_service_cannot_write_a_topic_it_does_not_own(
@@ -123,7 +127,14 @@ async def test_a_service_cannot_write_a_topic_it_does_not_own(
 
 @pytest.mark.parametrize(
     ("who", "role"),
-    [("dealer", "vault"), ("dealer", "rounds"), ("wallet", "wallet"), ("settlement", "rounds")],
+    [
+        ("dealer", "vault"),
+        ("dealer", "rounds"),
+        ("wallet", "wallet"),
+        ("settlement", "rounds"),
+        ("query", "replies"),
+        ("operator", "queries"),
+    ],
 )
 async def test_a_service_writes_the_topics_it_owns(
     kafka: Cluster, topics: Topics, who: str, role: str
@@ -160,3 +171,16 @@ async def test_a_transactional_id_outside_the_principals_prefix_is_refused(
         return [r.value for r in records] == [b"in a transaction"]
 
     await wait_for(committed, timeout=30.0)
+
+
+async def test_the_operator_reads_replies_and_the_query_service_reads_queries(
+    kafka: Cluster, topics: Topics
+) -> None:
+    await produce(kafka.operator, topics.queries, "p1", b"query")
+    assert [r.value for r in await read_all(kafka.connection("query"), topics.queries)] == [
+        b"query"
+    ]
+    await produce(kafka.connection("query"), topics.replies, "r1", b"reply")
+    assert [r.value for r in await read_all(kafka.operator, topics.replies)] == [b"reply"]
+    with pytest.raises(TopicAuthorizationFailedError):
+        await read_all(kafka.connection("wallet"), topics.queries)

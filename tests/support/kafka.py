@@ -73,7 +73,7 @@ def local_broker(*, tls: bool = False) -> Iterator[Cluster]:
 @contextlib.contextmanager
 def external_broker(bootstrap: str) -> Iterator[Cluster]:
     """KAFKA_BOOTSTRAP_SERVERS: a running cluster whose principals' env files (admin, dealer,
-    wallet, settlement, operator, as ``kafka.sh up`` writes them) are in the directory
+    wallet, settlement, query, operator, as ``kafka.sh up`` writes them) are in the directory
     HOLDEM_KAFKA_CLIENTS_DIR names."""
     clients = os.environ.get(CLIENTS_DIR_ENV)
     if not clients:

@@ -18,6 +18,8 @@ from holdem.core.contracts import Message, dump
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.app import csprng_deck
 from holdem.dealer.settings import DealerSettings
+from holdem.query.app import create_app as query_app
+from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
 from holdem.runtime.topics import Topics, ensure_topics
 from holdem.settlement.app import create_app as settlement_app
@@ -136,6 +138,8 @@ class Stack:
             timers: dict[str, Any] = {"decision_timeout_s": 300.0, "stuck_after_s": 300.0}
             settings = DealerSettings(**common, **timers, dealer_vault_keys=VAULT_KEYS)
             return dealer_app(settings, new_deck=self.decks)
+        if name == "query":  # not in SERVICES: the tests that ask start it
+            return query_app(QuerySettings(**common))
         return settlement_app(SettlementSettings(**common))
 
     async def start(self, *names: str) -> None:

@@ -32,6 +32,7 @@ TOY = Spec[set[str]](
     decide=decide,
     inputs=("commands",),
     state_roles=("rounds",),
+    outputs=("rounds",),
     commands=frozenset({"command.call"}),
     rejects_unreadable=frozenset({"commands"}),
 )

@@ -21,7 +21,7 @@ DOCUMENTED_ENV = {
     "HOLDEM_METRICS_PORT",
     "HOLDEM_PARTITIONS",
 }
-METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
+METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 9104}
 
 
 def load_yaml(path: Path) -> Any:

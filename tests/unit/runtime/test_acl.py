@@ -51,11 +51,12 @@ def test_the_vault_is_read_and_written_by_the_dealer_alone(rules: list[acl.Acl])
     assert on_vault == {("User:dealer", "READ"), ("User:dealer", "WRITE")}
 
 
-def test_the_operator_writes_commands_only_and_reads_rounds_wallet_rejected(
+def test_the_operator_writes_commands_and_queries_and_reads_events_and_replies(
     rules: list[acl.Acl],
 ) -> None:
-    assert allowed(rules, "operator", "WRITE") == {TOPICS.commands}
-    assert allowed(rules, "operator", "READ") == {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected}
+    assert allowed(rules, "operator", "WRITE") == {TOPICS.commands, TOPICS.queries}
+    reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, TOPICS.replies}
+    assert allowed(rules, "operator", "READ") == reads
     groups = [r for r in rules if r.principal == "User:operator" and r.resource == "GROUP"]
     assert [(g.name, g.pattern) for g in groups] == [(f"{PREFIX}.holdem-operator", "PREFIXED")]
     assert not allowed(rules, "operator", "WRITE", "TRANSACTIONAL_ID")
@@ -78,6 +79,14 @@ def test_each_service_writes_only_its_own_topics_and_rejections(rules: list[acl.
     }
     assert allowed(rules, "settlement", "READ") == {TOPICS.rounds, own("settlement")}
     assert TOPICS.commands not in allowed(rules, "settlement", "READ")
+
+
+def test_the_query_service_reads_rounds_wallet_queries_and_writes_replies_only(
+    rules: list[acl.Acl],
+) -> None:
+    own = snapshot_topic(TOPICS, "query")
+    assert allowed(rules, "query", "READ") == {TOPICS.rounds, TOPICS.wallet, TOPICS.queries, own}
+    assert allowed(rules, "query", "WRITE") == {TOPICS.replies, TOPICS.rejected, own}
 
 
 def test_groups_and_transactional_ids_are_each_services_own(rules: list[acl.Acl]) -> None:

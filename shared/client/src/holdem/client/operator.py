@@ -136,14 +136,7 @@ class Operator:
         self._router = asyncio.create_task(self._route(), name="operator-router")
 
     async def stop(self) -> None:
-        if self._router is not None:
-            self._router.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._router
-        if self._consumer is not None:
-            await self._consumer.stop()
-        if self._producer is not None:
-            await self._producer.stop()
+        await stop_all(self._router, self._consumer, self._producer)
 
     async def __aenter__(self) -> Operator:
         await self.start()
@@ -184,7 +177,8 @@ class Operator:
     async def balance(self, player_id: str, currency: str = "EUR") -> int | None:
         """The player's available balance after their last committed wallet movement, None if
         they have none. Reads the player's wallet partition from its start: fine for a table,
-        too slow for a lobby (the query topic of a later version answers that)."""
+        too slow for a lobby (``holdem.client.queries.QueryClient.balance`` asks the query
+        service)."""
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
@@ -222,6 +216,19 @@ class Operator:
             watch = self._watches.get(key)
             if watch is not None:
                 watch.queue.put_nowait(event)
+
+
+async def stop_all(
+    task: asyncio.Task[None] | None, *clients: AIOKafkaConsumer | AIOKafkaProducer | None
+) -> None:
+    """Cancel a reader task and stop the clients it used (those that were made)."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    for client in clients:
+        if client is not None:
+            await client.stop()
 
 
 def _parse(role: str, raw: bytes | None) -> Any:

@@ -15,6 +15,7 @@ from holdem.client.player import Outcome
 from holdem.core.cards import Card
 from holdem.core.contracts import Dealt
 from holdem.core.limits import TableLimits
+from holdem.core.summary import money as money  # minor units for people (the summaries too)
 
 # The wallet's defaults (holdem.wallet.settings, HOLDEM_TABLE_*): a test keeps them in step.
 DEFAULT_LIMITS = {"ANTE_MIN": 100, "ANTE_MAX": 100_000, "BONUS_MAX": 50_000}
@@ -46,16 +47,6 @@ class TableInfo:
         limits = TableLimits(limit["ANTE_MIN"], limit["ANTE_MAX"], limit["BONUS_MAX"], CHIPS)
         decision = float(env.get("HOLDEM_DECISION_TIMEOUT_S", DEFAULT_DECISION_S))
         return cls(env.get("HOLDEM_TABLE_CURRENCY", "EUR"), limits, decision)
-
-
-def money(minor: int) -> str:
-    """Minor units for people: ``money(12345)`` is ``'123.45'``.
-
-    >>> money(12345), money(500), money(-250)
-    ('123.45', '5.00', '-2.50')
-    """
-    sign = "-" if minor < 0 else ""
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
 
 
 def parse_stake(text: str) -> int:

@@ -27,6 +27,8 @@ class Topics(BaseModel):
     wallet: str = "holdem.wallet"
     vault: str = "holdem.dealer.vault"
     rejected: str = "holdem.rejected"
+    queries: str = "holdem.queries"  # request/reply: the query service's (holdem.query)
+    replies: str = "holdem.replies"
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""

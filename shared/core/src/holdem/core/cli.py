@@ -19,6 +19,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
     # In holdem-client[play], found at run time: the core does not depend on the SDK.
     "play": ("holdem.client.play", "sit at the table in this terminal (needs holdem-client[play])"),
+    # In holdem-client, like play: answered by the query service over Kafka.
+    "history": ("holdem.client.history", "a player's last rounds, localized (query service)"),
+    "round": ("holdem.client.history", "one finished round, localized (query service)"),
     # the lab (holdem-lab) is imported only here, by name: the core never imports it statically
     "rng-report": (
         "holdem.lab.rng.cli",

@@ -16,15 +16,18 @@ class TermError(LookupError):
 
 
 def term(key: str, lang: str = ENGLISH) -> str:
-    """The text of ``key`` in ``lang`` (``en``, ``bg``, ``ro``, ``ms`` or ``nb``).
+    """The text of ``key`` in ``lang`` (``en``, ``bg``, ``ro``, ``ms`` or ``nb``): a term of the
+    sheets' closing tables, else one of their controls (``CONTROLS``).
 
     >>> term("hand.full_house", "nb"), term("bet.call", "ro"), term("bet.ante")
     ('Fullt hus', 'SEC', 'ANTE')
+    >>> term("control.fold", "ro")
+    'Renunţ'
     """
-    try:
-        return catalogue(lang)[key]
-    except KeyError:
-        raise TermError(f"no term {key!r}; keys: {', '.join(KEYS)}") from None
+    found = catalogue(lang).get(key) or CONTROLS.get(lang, {}).get(key)
+    if found is None:
+        raise TermError(f"no term {key!r}; keys: {', '.join((*KEYS, *CONTROL_KEYS))}")
+    return found
 
 
 def hand_term(hand: HandCategory, lang: str = ENGLISH) -> str:
@@ -200,3 +203,22 @@ CATALOGUES: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
 )
 LANGUAGES: Final[tuple[str, ...]] = tuple(CATALOGUES)
 KEYS: Final[tuple[str, ...]] = tuple(CATALOGUES[ENGLISH])
+
+# Terms the closing tables lack, taken from where the sheets name them otherwise (kept apart so
+# that the catalogues above stay exactly the tables). Sources, in shared/rules/:
+# control.fold: the "Main game" control list of the ro (001, line 82 "Renunţ"), ms (003, line 82
+#   "Lipat") and nb (004, line 82 "Trekk deg") sheets, and the bg sheet's rules (000, line 18
+#   "Ако играчът натисне Пас"). No sheet is in English: "Fold" is the English game term the ro
+#   sheet itself uses (001, line 20 "făcând fold"), not a translation from a table.
+# No sheet names win, lose, void, total or balance: the summaries show those as signed amounts
+# and symbols, never as invented words (holdem.core.summary).
+CONTROLS: Final[Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "en": MappingProxyType({"control.fold": "Fold"}),
+        "bg": MappingProxyType({"control.fold": "Пас"}),
+        "ro": MappingProxyType({"control.fold": "Renunţ"}),
+        "ms": MappingProxyType({"control.fold": "Lipat"}),
+        "nb": MappingProxyType({"control.fold": "Trekk deg"}),
+    }
+)
+CONTROL_KEYS: Final[tuple[str, ...]] = tuple(CONTROLS[ENGLISH])

@@ -34,9 +34,11 @@ SERVICES: dict[str, Access] = {
     "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
     "wallet": Access(("commands", "rounds"), ("wallet", "rounds"), ("rounds", "wallet")),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
+    # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters).
+    "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet"), ("replies",)),
 }
-OPERATOR_WRITES = ("commands",)
-OPERATOR_READS = ("rounds", "wallet", "rejected")
+OPERATOR_WRITES = ("commands", "queries")
+OPERATOR_READS = ("rounds", "wallet", "rejected", "replies")
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
 PRINCIPALS = ("admin", *SERVICES, "operator")  # admin is a super user: it needs no ACL
 

@@ -104,7 +104,7 @@ class LocalBroker:
         return self.run_dir / "clients"
 
     def connection(self, principal: str) -> KafkaConnection:
-        """How ``principal`` (admin, dealer, wallet, settlement, operator) connects."""
+        """How ``principal`` (admin, dealer, wallet, settlement, query, operator) connects."""
         return KafkaConnection.from_file(self.clients_dir / f"{principal}.env")
 
     def principals(self) -> dict[str, KafkaConnection]:

@@ -69,7 +69,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--prefix", default=env.get("HOLDEM_TOPIC_PREFIX"), help="topic prefix (see README)")
     add("--bootstrap", default=env.get("HOLDEM_KAFKA_BOOTSTRAP"), help="else a local broker")
     add("--log-dir", type=Path, default=None, help="services' logs; default a new temp dir")
-    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
+    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9104")
     add("--step-timeout", type=float, default=60.0, help="bound on each wait for an answer, s")
     add("--no-exact", action="store_true", help="skip the exact RTP figures (enumeration)")
     add("--plot", type=Path, default=None, help="RTP picture (PNG); default LOG_DIR/rtp.png")
@@ -104,7 +104,7 @@ async def setup(args: argparse.Namespace, tag: str) -> AsyncIterator[Setup]:
 
 
 def metrics_ports(args: argparse.Namespace) -> dict[str, int]:
-    """9101-9103 unless switched off or taken (then that service serves none)."""
+    """9101-9104 unless switched off or taken (then that service serves none)."""
     if args.no_metrics:
         return {}
     return {name: port for name, port in METRICS_PORTS.items() if free_port(port)}
@@ -163,7 +163,9 @@ async def run(args: argparse.Namespace) -> int:
             ports,
             credentials=where.principals,
         )
-        print(f"starting dealer, wallet, settlement as processes (logs: {where.log_dir}) ...")
+        print(
+            f"starting dealer, wallet, settlement, query as processes (logs: {where.log_dir}) ..."
+        )
         started = time.monotonic()
         async with launcher:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)

@@ -124,6 +124,6 @@ def _setup_lines(where: Setup, ports: dict[str, int]) -> list[str]:
     return [
         f"broker: {where.bootstrap} ({broker}); topics {where.topics.commands} etc., "
         f"{where.partitions} partitions",
-        f"services: dealer, wallet, settlement as separate processes; metrics {metrics}; "
+        f"services: dealer, wallet, settlement, query as separate processes; metrics {metrics}; "
         f"logs {where.log_dir}",
     ]

@@ -1,4 +1,4 @@
-"""Run the local broker and the three services as separate OS processes (demo, chaos tests)."""
+"""Run the local broker and the four services as separate OS processes (demo, chaos tests)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,10 @@ __all__ = [
     "read_principals",
 ]
 
-SERVICES: tuple[str, ...] = ("wallet", "dealer", "settlement")
-METRICS_PORTS: Mapping[str, int] = {"dealer": 9101, "wallet": 9102, "settlement": 9103}
+SERVICES: tuple[str, ...] = ("wallet", "dealer", "settlement", "query")
+METRICS_PORTS: Mapping[str, int] = {
+    "dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 9104
+}  # fmt: skip
 # The runtime logs this structlog event once it has rebuilt the state of its assigned partitions;
 # from then on it handles records, so it is the moment a service is ready.
 READY_EVENT = "replayed"
@@ -172,7 +174,7 @@ def _new_vault_key() -> str:
 
 @dataclass
 class Launcher:
-    """The three services against one broker and topic prefix; start, crash, restart, stop."""
+    """The four services against one broker and topic prefix; start, crash, restart, stop."""
 
     bootstrap: str
     log_dir: Path

@@ -40,7 +40,7 @@ from holdem.runtime.topics import Topics
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
-ROLES = ("commands", "rounds", "wallet", "vault", "rejected")
+ROLES = ("commands", "rounds", "wallet", "vault", "rejected", "queries", "replies")
 DECIDE_ATTEMPTS = 3
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
 _ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # the contracts' Id, checked before building one
@@ -266,7 +266,7 @@ class Processor(Generic[S]):
 
     async def _publish(self, events: Sequence[Message]) -> None:
         records: list[Record] = [
-            (self.topic_of(e.TOPIC), e.player_id, dump(e), e.type)  # type: ignore[attr-defined]
+            (self.topic_of(e.TOPIC), e.record_key, dump(e), e.type)  # type: ignore[attr-defined]
             for e in events
         ]
         await self.outbox.send(records)
@@ -286,7 +286,9 @@ class Processor(Generic[S]):
         events: list[Message] = [
             self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.player_id)
         ]
-        if message.round_id is not None:
+        # A round is reported broken only by a service that writes rounds: a failed query (the
+        # query service) must never void the round it asked about.
+        if message.round_id is not None and "rounds" in self.spec.outputs:
             events.append(
                 Malfunction(
                     **ctx.envelope(message.player_id, message.round_id),

@@ -30,7 +30,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--tls", action="store_true", help="SASL_SSL (a fresh or TLS storage only)")
     add("--partitions", type=int, default=3)
     add("--nodes", type=int, default=1, help="3: a three-node cluster (a fresh or cluster dir)")
-    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9103")
+    add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9104")
     return parser.parse_args(argv)
 
 
@@ -43,7 +43,7 @@ def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> st
         f"({broker.connection('operator').security_protocol}, SCRAM-SHA-512)\n"
         f"operator credentials: {broker.clients_dir / 'operator.env'} "
         f"(set -a; . that file; set +a: the HOLDEM_KAFKA_* variables of the SDK and tools)\n"
-        f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement>.env\n"
+        f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement|query>.env\n"
         f"metrics: {metrics}\n"
         f"logs:\n{logs}\n  kafka: {broker.run_dir / server_log}\n"
         "Ctrl-C stops the services and the broker; its data stays (make serve WIPE=1 to wipe)"
@@ -85,7 +85,7 @@ async def serve(args: argparse.Namespace) -> int:
             metrics_ports=ports,
             credentials=broker.principals(),
         )
-        print("starting dealer, wallet, settlement ...", flush=True)
+        print("starting dealer, wallet, settlement, query ...", flush=True)
         async with launcher:
             print(banner(broker, launcher, ports), flush=True)
             died = await watch(launcher, stop)

@@ -22,7 +22,7 @@ from holdem.client.connection import KafkaConnection, as_connection
 from holdem.client.topics import Topics  # defined in the SDK so it installs alone; re-exported
 from holdem.runtime.snapshots import snapshot_topic
 
-SNAPSHOTTED = ("dealer", "wallet", "settlement")  # the services whose state is snapshotted
+SNAPSHOTTED = ("dealer", "wallet", "settlement", "query")  # the services whose state is snapshotted
 
 log = logging.getLogger(__name__)
 

@@ -19,6 +19,19 @@ from holdem.core.contracts.base import (
     RecordReason,
 )
 from holdem.core.contracts.commands import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.core.contracts.queries import (
+    BalanceQuery,
+    BalanceReply,
+    HistoryQuery,
+    HistoryReply,
+    OpenRoundQuery,
+    OpenRoundReply,
+    QueryReason,
+    QueryRefused,
+    RoundSummaryQuery,
+    RoundSummaryReply,
+    RoundView,
+)
 from holdem.core.contracts.rejected import MessageRejected
 from holdem.core.contracts.rounds import (
     BetPlaced,
@@ -75,6 +88,13 @@ COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
     for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw)
 )
+AnyQuery: TypeAlias = Annotated[
+    OpenRoundQuery | BalanceQuery | HistoryQuery | RoundSummaryQuery, Field(discriminator="type")
+]
+AnyReply: TypeAlias = Annotated[
+    OpenRoundReply | BalanceReply | HistoryReply | RoundSummaryReply | QueryRefused,
+    Field(discriminator="type"),
+]
 VaultMessage: TypeAlias = DeckSealed
 RejectedMessage: TypeAlias = MessageRejected
 
@@ -85,6 +105,8 @@ UNIONS: dict[str, Any] = {
     "wallet": WalletMessage,
     "vault": VaultMessage,
     "rejected": RejectedMessage,
+    "queries": AnyQuery,
+    "replies": AnyReply,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
 
@@ -95,6 +117,8 @@ ALL_MODELS: tuple[type[Message], ...] = (
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
+    OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
+    OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
 )  # fmt: skip
 
 
@@ -149,6 +173,10 @@ __all__ = [
     "MAX_AMOUNT",
     "UNIONS",
     "AnyCommand",
+    "AnyQuery",
+    "AnyReply",
+    "BalanceQuery",
+    "BalanceReply",
     "BetPlaced",
     "BetRejected",
     "Call",
@@ -166,15 +194,24 @@ __all__ = [
     "Folded",
     "FundsDeposited",
     "FundsWithdrawn",
+    "HistoryQuery",
+    "HistoryReply",
     "Malfunction",
     "Message",
     "MessageRejected",
     "Mode",
+    "OpenRoundQuery",
+    "OpenRoundReply",
     "PayoutCredited",
     "PlaceBet",
+    "QueryReason",
+    "QueryRefused",
     "Reason",
     "RecordReason",
     "RoundMessage",
+    "RoundSummaryQuery",
+    "RoundSummaryReply",
+    "RoundView",
     "RoundVoided",
     "Settled",
     "StakeTaken",

@@ -40,6 +40,11 @@ class Message(BaseModel):
             raise ValueError("version must be an integer")
         return value
 
+    @property
+    def record_key(self) -> str:
+        """The Kafka key it is published under: its player (a reply: its requester)."""
+        return self.player_id
+
 
 class Command(Message):
     """Operator → us. ``command_id`` is the client's idempotency key."""

@@ -1,0 +1,1 @@
+"""holdem.query: the query service (open round, balance, history, round summaries)."""

@@ -1,0 +1,81 @@
+"""The query service: folds rounds and wallet, answers queries on the replies topic."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from prometheus_client import CollectorRegistry
+
+from holdem.core.contracts import (
+    BalanceQuery,
+    BetPlaced,
+    CallCaptured,
+    Called,
+    CallHeld,
+    CallReleased,
+    Dealt,
+    Folded,
+    FundsDeposited,
+    FundsWithdrawn,
+    HistoryQuery,
+    OpenRoundQuery,
+    PayoutCredited,
+    RoundSummaryQuery,
+    RoundVoided,
+    Settled,
+    StakesRefunded,
+    StakeTaken,
+    type_names,
+)
+from holdem.query import snapshot
+from holdem.query.decide import decide
+from holdem.query.settings import QuerySettings
+from holdem.query.state import QueryState, evolve, initial_state
+from holdem.runtime.app import ServiceApp, build_app, run
+from holdem.runtime.logging import configure_logging
+from holdem.runtime.processor import Spec
+from holdem.runtime.snapshots import Codec
+
+NAME = "query"
+FOLDED = (BetPlaced, Dealt, Called, Folded, Settled, RoundVoided)
+MONEY = (
+    FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
+    PayoutCredited, StakesRefunded,
+)  # fmt: skip
+QUERIES = (OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery)
+
+
+def query_spec(settings: QuerySettings) -> Spec[QueryState]:
+    """The query service as the runtime sees it: it owns no command, reads only the event
+    types it folds (by header) and reports unreadable queries."""
+    return Spec[QueryState](
+        name=NAME,
+        initial_state=partial(initial_state, settings.history_kept),
+        evolve=evolve,
+        decide=decide,
+        inputs=("rounds", "wallet", "queries"),
+        state_roles=("rounds", "wallet"),
+        outputs=("replies",),
+        rejects_unreadable=frozenset({"queries"}),
+        snapshot=Codec(
+            snapshot.dump_state, partial(snapshot.load_state, kept=settings.history_kept)
+        ),
+        reads=type_names(*FOLDED, *MONEY, *QUERIES),
+    )
+
+
+def create_app(
+    settings: QuerySettings,
+    *,
+    in_memory: bool = False,
+    registry: CollectorRegistry | None = None,
+) -> ServiceApp:
+    """The query service's faststream app; ``in_memory=True`` for TestKafkaBroker."""
+    return build_app(query_spec(settings), settings, in_memory=in_memory, registry=registry)
+
+
+def main() -> None:
+    """``holdem-query``: run the service until SIGINT/SIGTERM, serving /metrics."""
+    settings = QuerySettings()
+    configure_logging(NAME, settings.log_level)
+    run(create_app(settings))

@@ -1,0 +1,93 @@
+"""The query service's answers: one reply per query, keyed by its requester; a refusal says why.
+
+Pure: the replies depend on the folded state and the query only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holdem.core.contracts import (
+    BalanceQuery,
+    BalanceReply,
+    HistoryQuery,
+    HistoryReply,
+    Message,
+    Mode,
+    OpenRoundQuery,
+    OpenRoundReply,
+    QueryReason,
+    QueryRefused,
+    RoundSummaryQuery,
+    RoundSummaryReply,
+)
+from holdem.core.contracts.queries import BalanceLine, Query
+from holdem.core.decider import Context
+from holdem.core.summary import render
+from holdem.query.state import Book, QueryState
+
+
+class Refusal(Exception):
+    def __init__(self, reason: QueryReason, detail: str) -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def decide(state: QueryState, message: Message, ctx: Context) -> list[Message]:
+    """The reply to a query; nothing for the events it folds."""
+    if not isinstance(message, Query):
+        return []
+    envelope = {
+        **ctx.envelope(message.player_id, message.round_id),
+        "correlation_id": message.correlation_id,
+        "requester_id": message.requester_id,
+    }
+    try:
+        return [_answer(state, message, envelope)]
+    except Refusal as refusal:
+        kind: str = message.type  # type: ignore[attr-defined]
+        return [
+            QueryRefused(**envelope, query_type=kind, reason=refusal.reason, detail=refusal.detail)
+        ]
+
+
+def _book(state: QueryState, player_id: str) -> Book:
+    book = state.book(player_id)
+    if book is None:
+        raise Refusal(QueryReason.UNKNOWN_PLAYER, f"no round or wallet event of {player_id!r}")
+    return book
+
+
+def _answer(state: QueryState, query: Query, envelope: dict[str, Any]) -> Message:
+    if isinstance(query, HistoryQuery) and query.mode == Mode.FUN:
+        raise Refusal(QueryReason.FUN_NOT_KEPT, "fun rounds are never kept in the history")
+    book = _book(state, query.player_id)
+    if isinstance(query, OpenRoundQuery):
+        still_open = [view for view in book.rounds.values() if not view.finished]
+        return OpenRoundReply(**envelope, open_round=still_open[-1] if still_open else None)
+    if isinstance(query, BalanceQuery):
+        lines = tuple(
+            BalanceLine(currency=currency, mode=Mode(mode), available=available, held=held)
+            for (currency, mode), (available, held) in sorted(book.balances.items())
+        )
+        return BalanceReply(**envelope, balances=lines)
+    if isinstance(query, HistoryQuery):
+        limit = min(query.limit, state.kept)
+        finished = [view for view in book.rounds.values() if view.finished]
+        finished.sort(key=lambda view: view.ended_at or view.started_at, reverse=True)
+        return HistoryReply(**envelope, rounds=tuple(finished[:limit]), limit=limit)
+    assert isinstance(query, RoundSummaryQuery)
+    view = book.rounds.get(query.round_id)
+    if view is None:
+        raise Refusal(
+            QueryReason.UNKNOWN_ROUND,
+            f"{query.round_id!r} is not one of the player's last {state.kept} real-money rounds",
+        )
+    if not view.finished:
+        raise Refusal(QueryReason.ROUND_NOT_FINISHED, f"{query.round_id!r} is {view.state}")
+    return RoundSummaryReply(
+        **envelope,  # its round_id is the query's
+        lang=query.lang,
+        text=render(view, query.lang),
+        round=view,
+    )

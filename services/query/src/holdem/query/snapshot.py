@@ -1,0 +1,83 @@
+"""The query service's state as a snapshot (ADR 010/013): versioned JSON, every field checked
+when loaded (each round through its contract, ``RoundView``)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import orjson
+
+from holdem.core.contracts import Mode, RoundView
+from holdem.core.snapshot import (
+    SnapshotError,
+    check_envelope,
+    count,
+    decoding,
+    items,
+    mapping,
+    one_of,
+    optional,
+    text,
+)
+from holdem.query.state import Book, QueryState, trim
+
+SNAPSHOT_VERSION: Final = 1
+SERVICE: Final = "query"
+__all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
+_MODES = one_of(*(mode.value for mode in Mode))
+
+
+def dump_state(state: QueryState) -> bytes:
+    """The snapshot of ``state``: ``load_state`` gives back an equal state."""
+    body = {
+        "service": SERVICE,
+        "version": SNAPSHOT_VERSION,
+        "kept": state.kept,
+        "books": {player: _book(book) for player, book in state.books.items()},
+    }
+    return orjson.dumps(body)
+
+
+def load_state(raw: bytes, kept: int | None = None) -> QueryState:
+    """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it;
+    with ``kept`` (the service's setting, which may have changed since), bounded by it."""
+    state = decoding(
+        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
+    )
+    if kept is not None:
+        state.kept = kept
+        for book in state.books.values():
+            trim(state, book)
+    return state
+
+
+def _book(book: Book) -> dict[str, Any]:
+    return {
+        "balances": [[c, m, a, h] for (c, m), (a, h) in book.balances.items()],
+        "rounds": [view.model_dump(mode="json") for view in book.rounds.values()],
+        "early": [[rid, before, after] for rid, (before, after) in book.early.items()],
+    }
+
+
+def _amount(value: Any) -> int:
+    if type(value) is not int:
+        raise SnapshotError(f"expected an integer, got {value!r:.40}")
+    return value
+
+
+def _load(body: dict[str, Any]) -> QueryState:
+    state = QueryState(kept=count(body["kept"]))
+    for player, item in mapping(body["books"]).items():
+        raw = mapping(item)
+        book = Book()
+        for entry in items(raw["balances"]):
+            currency, mode, available, held = items(entry, 4)
+            book.balances[(text(currency), _MODES(mode))] = (_amount(available), _amount(held))
+        for entry in items(raw["rounds"]):
+            view = RoundView.model_validate(mapping(entry))
+            book.rounds[view.round_id] = view
+        for entry in items(raw["early"]):
+            rid, before, after = items(entry, 3)
+            book.early[text(rid)] = (optional(_amount)(before), optional(_amount)(after))
+        state.books[text(player)] = book
+    return state

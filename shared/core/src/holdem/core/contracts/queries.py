@@ -1,0 +1,176 @@
+"""Queries on ``holdem.queries`` and their replies on ``holdem.replies`` (request/reply).
+
+A query is keyed by the player it is about (``player_id``), so it shares a partition with that
+player's round and wallet events; it names who asks (``requester_id``) and carries a
+``correlation_id`` that its one reply repeats. A reply is keyed by ``requester_id``: the
+requester reads only the partition of its own id.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from holdem.core.contracts.base import Amount, Balance, CardText, Currency, Id, Message, Mode
+
+Language = Literal["en", "bg", "ro", "ms", "nb"]  # the rule sheets' languages (holdem.core.terms)
+HISTORY_DEFAULT = 10  # rounds a History query returns when it names no limit
+HISTORY_KEPT = 100  # real-money rounds the query service keeps per player: the most N can be
+HISTORY_ASKED_MAX = 10_000  # a larger limit is not a query but bad input
+
+
+class Query(Message):
+    TOPIC: ClassVar[str] = "queries"
+    correlation_id: Id  # required: the reply carries it back
+    requester_id: Id  # who reads the reply (its key)
+
+
+class OpenRoundQuery(Query):
+    """The player's open round, with only the cards he may see (resume)."""
+
+    type: Literal["query.open_round"] = "query.open_round"
+    version: Literal[1] = 1
+
+
+class BalanceQuery(Query):
+    """The player's balances per currency, real and fun apart."""
+
+    type: Literal["query.balance"] = "query.balance"
+    version: Literal[1] = 1
+
+
+class HistoryQuery(Query):
+    """The player's last ``limit`` finished real-money rounds (at most ``HISTORY_KEPT``)."""
+
+    type: Literal["query.history"] = "query.history"
+    version: Literal[1] = 1
+    limit: int = Field(default=HISTORY_DEFAULT, ge=1, le=HISTORY_ASKED_MAX)
+    mode: Mode = Mode.REAL  # fun: refused, fun rounds are never kept
+
+
+class RoundSummaryQuery(Query):
+    """One finished round rendered as a short text in ``lang``."""
+
+    type: Literal["query.round_summary"] = "query.round_summary"
+    version: Literal[1] = 1
+    round_id: Id
+    lang: Language = "en"
+
+
+class RoundView(BaseModel):
+    """One round as a regulator's replay shows it; a card or the deck only once revealed.
+
+    ``state``: bet_placed (no card yet), dealt (hole cards and flop), decided (every card and
+    the deck), settled, voided. Returns include the stake (0 when lost); a voided round returns
+    every stake taken. Balances are the wallet's available + held before the stake was taken and
+    after the round's last money movement (None until the wallet has published them).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    round_id: Id
+    state: Literal["bet_placed", "dealt", "decided", "settled", "voided"]
+    currency: Currency
+    mode: Mode
+    table_id: Id | None = None
+    table_version: int | None = Field(default=None, ge=0)
+    started_at: datetime
+    ended_at: datetime | None = None
+    ante: Amount
+    aa_bonus: Amount
+    call: Amount = 0  # the call stake once called (2 x ante)
+    player_cards: tuple[CardText, ...] = Field(default=(), max_length=2)
+    flop: tuple[CardText, ...] = Field(default=(), max_length=3)
+    turn: CardText | None = None
+    river: CardText | None = None
+    dealer_cards: tuple[CardText, ...] = Field(default=(), max_length=2)
+    decision: Literal["call", "fold"] | None = None
+    auto: bool = False  # decided by the table's timeout policy
+    result: Literal["win", "lose", "push", "fold", "voided"] | None = None
+    dealer_qualifies: bool | None = None
+    player_category: str | None = Field(default=None, max_length=32)
+    dealer_category: str | None = Field(default=None, max_length=32)
+    ante_return: Amount = 0
+    call_return: Amount = 0
+    bonus_return: Amount = 0
+    total_bet: Amount = 0
+    total_won: Amount = 0
+    balance_before: Balance | None = None
+    balance_after: Balance | None = None
+    commitment: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    deck: tuple[CardText, ...] | None = Field(default=None, min_length=52, max_length=52)
+    salt: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    pay_table: str | None = Field(default=None, max_length=64)
+    void_reason: str | None = Field(default=None, max_length=500)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("settled", "voided")
+
+
+class BalanceLine(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    currency: Currency
+    mode: Mode
+    available: Balance
+    held: Balance
+
+
+class QueryReason(StrEnum):
+    """Why a readable query got no answer but a refusal."""
+
+    UNKNOWN_PLAYER = "unknown_player"  # no round or wallet event of this player on record
+    UNKNOWN_ROUND = "unknown_round"  # not one of the player's kept rounds (fun, too old, none)
+    ROUND_NOT_FINISHED = "round_not_finished"  # a summary of a round still open
+    FUN_NOT_KEPT = "fun_not_kept"  # history in fun mode: fun rounds are never kept
+
+
+class Reply(Message):
+    TOPIC: ClassVar[str] = "replies"
+    correlation_id: Id  # the query's
+    requester_id: Id
+
+    @property
+    def record_key(self) -> str:
+        """Replies go to the requester's partition, not the player's."""
+        return self.requester_id
+
+
+class OpenRoundReply(Reply):
+    type: Literal["reply.open_round"] = "reply.open_round"
+    version: Literal[1] = 1
+    open_round: RoundView | None  # None: no round open
+
+
+class BalanceReply(Reply):
+    type: Literal["reply.balance"] = "reply.balance"
+    version: Literal[1] = 1
+    balances: tuple[BalanceLine, ...]
+
+
+class HistoryReply(Reply):
+    type: Literal["reply.history"] = "reply.history"
+    version: Literal[1] = 1
+    rounds: tuple[RoundView, ...] = Field(max_length=HISTORY_KEPT)  # newest first
+    limit: int = Field(ge=1, le=HISTORY_KEPT)  # the limit applied (the asked one, capped)
+
+
+class RoundSummaryReply(Reply):
+    type: Literal["reply.round_summary"] = "reply.round_summary"
+    version: Literal[1] = 1
+    round_id: Id
+    lang: Language
+    text: str = Field(max_length=2000)
+    round: RoundView
+
+
+class QueryRefused(Reply):
+    type: Literal["reply.refused"] = "reply.refused"
+    version: Literal[1] = 1
+    query_type: str = Field(max_length=64)
+    reason: QueryReason
+    detail: str = Field(default="", max_length=500)

@@ -1,0 +1,199 @@
+"""The query service on the in-memory broker: rounds and wallet in, one reply per query out,
+keyed by the requester; refusals typed; unreadable queries dead-lettered."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from faststream.kafka import KafkaBroker, TestKafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from prometheus_client import CollectorRegistry
+from support.deciders import NOW
+from support.queries import fun, play
+from support.rounds import RoundEvents
+
+from holdem.core.contracts import (
+    BalanceQuery,
+    BalanceReply,
+    HistoryQuery,
+    HistoryReply,
+    Message,
+    MessageRejected,
+    Mode,
+    OpenRoundQuery,
+    OpenRoundReply,
+    QueryReason,
+    QueryRefused,
+    RoundSummaryQuery,
+    RoundSummaryReply,
+    dump,
+    parse,
+)
+from holdem.query.app import create_app
+from holdem.query.settings import QuerySettings
+from holdem.runtime.app import ServiceApp
+
+
+@dataclass
+class Harness:
+    service: ServiceApp
+    broker: KafkaBroker
+    replies: list[tuple[bytes | None, Any]] = field(default_factory=list)
+    rejected: list[MessageRejected] = field(default_factory=list)
+    asked: int = 0
+
+    async def feed(self, *events: Message) -> None:
+        topics = self.service.processor.topics
+        for event in events:
+            topic = getattr(topics, event.TOPIC)
+            await self.broker.publish(dump(event), topic, key=event.player_id.encode())
+
+    async def ask(self, kind: type[Any], player: str = "p1", **fields: Any) -> Any:
+        self.asked += 1
+        query = kind(
+            event_id=f"q{self.asked}", player_id=player, occurred_at=NOW,
+            correlation_id=f"c{self.asked}", requester_id="lobby-1", **fields,
+        )  # fmt: skip
+        before = len(self.replies)
+        await self.feed(query)
+        [(key, reply)] = self.replies[before:]
+        assert key == b"lobby-1" and reply.correlation_id == query.correlation_id
+        assert reply.requester_id == "lobby-1" and reply.player_id == player
+        return reply
+
+
+@pytest.fixture
+async def query() -> AsyncIterator[Harness]:
+    settings = QuerySettings(topic_prefix="t1", metrics_port=0, history_kept=5)
+    service = create_app(settings, in_memory=True, registry=CollectorRegistry())
+    harness = Harness(service, service.broker)
+    topics = service.processor.topics
+
+    @service.broker.subscriber(topics.replies, group_id="requester")
+    async def on_reply(message: KafkaMessage) -> None:
+        harness.replies.append((message.raw_message.key, parse("replies", message.body)))  # type: ignore[union-attr]
+
+    @service.broker.subscriber(topics.rejected, group_id="auditor")
+    async def on_rejected(message: KafkaMessage) -> None:
+        harness.rejected.append(parse("rejected", message.body))
+
+    async with TestKafkaBroker(service.broker) as broker:
+        harness.broker = broker
+        yield harness
+
+
+def game(n: int, **kw: Any) -> RoundEvents:
+    return RoundEvents(round_id=f"r{n}", at=NOW + timedelta(minutes=n), **kw)
+
+
+async def test_history_is_the_newest_real_rounds_capped_by_the_window(query: Harness) -> None:
+    balance = 1_000
+    for n in range(7):
+        played = play(game(n), balance, ("call", "fold", "void")[n % 3])
+        await query.feed(*played.interleaved)
+        balance = played.after
+    await query.feed(*play(fun(game(7)), 500).rounds)  # fun: never in the history
+    reply = await query.ask(HistoryQuery, limit=50)
+    assert isinstance(reply, HistoryReply) and reply.limit == 5
+    assert [v.round_id for v in reply.rounds] == ["r6", "r5", "r4", "r3", "r2"]
+    assert [v.result for v in reply.rounds] == ["win", "voided", "fold", "win", "voided"]
+    assert reply.rounds[0].balance_after == balance
+    newer_older = zip(reply.rounds, reply.rounds[1:], strict=False)
+    assert all(new.balance_before == old.balance_after for new, old in newer_older)
+    default = await query.ask(HistoryQuery)
+    assert len(default.rounds) == 5
+
+
+async def test_history_in_fun_mode_is_refused(query: Harness) -> None:
+    await query.feed(*play(fun(game(0)), 1_000).rounds)
+    reply = await query.ask(HistoryQuery, mode=Mode.FUN)
+    assert isinstance(reply, QueryRefused) and reply.reason == QueryReason.FUN_NOT_KEPT
+    assert reply.query_type == "query.history"
+
+
+async def test_an_unknown_player_is_refused_for_every_query(query: Harness) -> None:
+    for kind, fields in (
+        (OpenRoundQuery, {}), (BalanceQuery, {}), (HistoryQuery, {}),
+        (RoundSummaryQuery, {"round_id": "r1"}),
+    ):  # fmt: skip
+        reply = await query.ask(kind, player="nobody", **fields)
+        assert isinstance(reply, QueryRefused) and reply.reason == QueryReason.UNKNOWN_PLAYER
+
+
+async def test_the_open_round_shows_only_what_the_player_may_see(query: Harness) -> None:
+    played = play(game(0), 1_000)
+    await query.feed(*played.rounds[:2], *played.wallet[:2])
+    reply = await query.ask(OpenRoundQuery)
+    assert isinstance(reply, OpenRoundReply) and reply.open_round is not None
+    view = reply.open_round
+    assert (view.state, view.player_cards, view.flop) == ("dealt", ("As", "Ad"), ("Ah", "Ks", "9d"))
+    assert view.turn is None and view.dealer_cards == () and view.deck is None
+    assert "7c" not in dump(reply).decode()  # the dealer's cards are nowhere in the reply
+    await query.feed(*played.rounds[2:], *played.wallet[2:])
+    assert (await query.ask(OpenRoundQuery)).open_round is None
+
+
+async def test_balances_are_per_currency_real_and_fun_apart(query: Harness) -> None:
+    await query.feed(*play(game(0), 1_000).wallet, *play(fun(game(1)), 300, "fold").wallet)
+    reply = await query.ask(BalanceQuery)
+    assert isinstance(reply, BalanceReply)
+    assert [(b.currency, b.mode, b.available, b.held) for b in reply.balances] == [
+        ("EUR", Mode.FUN, 285, 0),
+        ("EUR", Mode.REAL, 1_045, 0),
+    ]
+
+
+async def test_a_round_summary_in_each_language(query: Harness) -> None:
+    await query.feed(*play(game(0), 1_000).interleaved)
+    english = await query.ask(RoundSummaryQuery, round_id="r0")
+    norsk = await query.ask(RoundSummaryQuery, round_id="r0", lang="nb")
+    assert isinstance(english, RoundSummaryReply) and english.round.round_id == "r0"
+    assert "Three of a kind" in english.text and "Tre like" in norsk.text
+
+
+async def test_summaries_of_unknown_or_open_rounds_are_refused(query: Harness) -> None:
+    played = play(game(0), 1_000)
+    await query.feed(*played.rounds[:2])
+    unknown = await query.ask(RoundSummaryQuery, round_id="r9")
+    still_open = await query.ask(RoundSummaryQuery, round_id="r0")
+    assert unknown.reason == QueryReason.UNKNOWN_ROUND
+    assert still_open.reason == QueryReason.ROUND_NOT_FINISHED
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (b"{not json", "malformed"),
+        (b'{"type": "query.everything", "event_id": "e"}', "unknown_type"),
+        (
+            b'{"type": "query.history", "event_id": "e", "player_id": "p1", "occurred_at": '
+            b'"2026-01-01T00:00:00Z", "correlation_id": "c", "requester_id": "r", "limit": -1}',
+            "invalid",
+        ),
+        (
+            b'{"type": "query.history", "event_id": "e", "player_id": "p1", "occurred_at": '
+            b'"2026-01-01T00:00:00Z", "requester_id": "r"}',
+            "invalid",
+        ),
+    ],
+)
+async def test_bad_queries_are_dead_lettered_and_answer_nothing(
+    query: Harness, raw: bytes, reason: str
+) -> None:
+    await query.broker.publish(raw, query.service.processor.topics.queries, key=b"p1")
+    [rejected] = query.rejected
+    assert (rejected.reason.value, rejected.service) == (reason, "query")
+    assert query.replies == []
+
+
+async def test_a_query_under_another_players_key_is_dead_lettered(query: Harness) -> None:
+    bad = OpenRoundQuery(
+        event_id="e", player_id="p1", occurred_at=NOW, correlation_id="c", requester_id="r"
+    )
+    await query.broker.publish(dump(bad), query.service.processor.topics.queries, key=b"p2")
+    [rejected] = query.rejected
+    assert rejected.reason.value == "key_mismatch" and query.replies == []
