@@ -27,6 +27,9 @@ class Topics(BaseModel):
     wallet: str = "holdem.wallet"
     vault: str = "holdem.dealer.vault"
     rejected: str = "holdem.rejected"
+    # The seamless wallet bridge (ADR 015): the wallet's requests, the operator's replies.
+    seamless_requests: str = "holdem.seamless.requests"
+    seamless_replies: str = "holdem.seamless.replies"
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""

@@ -32,6 +32,22 @@ from holdem.core.contracts.rounds import (
     RoundVoided,
     Settled,
 )
+from holdem.core.contracts.seamless import (
+    SEAMLESS_MOVES,
+    SEAMLESS_REPLIES,
+    SEAMLESS_REQUESTS,
+    Credited,
+    CreditRequested,
+    Debited,
+    DebitRejected,
+    DebitRequested,
+    ReplyRefused,
+    RollbackRequested,
+    RolledBack,
+    SeamlessCredited,
+    SeamlessDebited,
+    SeamlessRolledBack,
+)
 from holdem.core.contracts.wallet import (
     CallCaptured,
     CallHeld,
@@ -68,8 +84,19 @@ WalletMessage: TypeAlias = Annotated[
     | CallReleased
     | PayoutCredited
     | StakesRefunded
-    | WalletRejected,
+    | WalletRejected
+    | SeamlessDebited
+    | SeamlessCredited
+    | SeamlessRolledBack,
     Field(discriminator="type"),
+]
+# The seamless wallet bridge (ADR 015): the wallet's requests, the operator's replies.
+SeamlessRequestMessage: TypeAlias = Annotated[
+    DebitRequested | CreditRequested | RollbackRequested | ReplyRefused,
+    Field(discriminator="type"),
+]
+SeamlessReplyMessage: TypeAlias = Annotated[
+    Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
@@ -85,6 +112,8 @@ UNIONS: dict[str, Any] = {
     "wallet": WalletMessage,
     "vault": VaultMessage,
     "rejected": RejectedMessage,
+    "seamless_requests": SeamlessRequestMessage,
+    "seamless_replies": SeamlessReplyMessage,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
 
@@ -95,6 +124,7 @@ ALL_MODELS: tuple[type[Message], ...] = (
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
+    *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
 )  # fmt: skip
 
 
@@ -176,6 +206,8 @@ __all__ = [
     "RecordReason",
     "RoundMessage",
     "RoundVoided",
+    "SeamlessReplyMessage",
+    "SeamlessRequestMessage",
     "Settled",
     "StakeTaken",
     "StakesRefunded",
