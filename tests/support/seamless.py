@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
-from holdem.core.contracts import Message, Mode
+from holdem.core.contracts import Message, Mode, dump, parse
 from holdem.core.contracts.seamless import SeamlessReply, SeamlessRequest
 from holdem.core.decider import Context
 from holdem.core.verify import expected_settled
@@ -51,7 +51,7 @@ class Bridged:
 
     def tick(self, seconds: float = 1.0) -> list[Message]:
         self.now += timedelta(seconds=seconds)
-        ctx = Context(self.now, cause_id=f"tick.{self.now.timestamp():.0f}")
+        ctx = Context(self.now, cause_id=f"tick:wallet:0:{self.now.isoformat()}")  # the runtime's
         return self._publish(on_tick(self.state, ctx, TIMING))
 
     def deliver(self) -> list[Message]:
@@ -89,6 +89,7 @@ class Bridged:
 
     def _publish(self, events: list[Message]) -> list[Message]:
         for event in events:
+            assert parse(event.TOPIC, dump(event)) == event  # what a reader of the topic gets
             evolve_seamless(self.state, event)
             self.published.append(event)
             if isinstance(event, SeamlessRequest):

@@ -56,7 +56,14 @@ from holdem.wallet.decide import (
     fingerprint,
 )
 from holdem.wallet.ledger import Ledger
-from holdem.wallet.seamless_state import OUTSTANDING_MAX, Bridge, TxKind, fold_bridge, tx_id
+from holdem.wallet.seamless_state import (
+    OUTSTANDING_MAX,
+    Bridge,
+    Request,
+    TxKind,
+    fold_bridge,
+    tx_id,
+)
 from holdem.wallet.state import AccountKey, State, evolve
 
 # The operator's refusal, as the BetRejected reason the player's client already knows; the
@@ -124,10 +131,18 @@ def on_tick(state: State, ctx: Context, timing: Timing) -> list[Message]:
             and bridge.sent_at is not None
             and ctx.now >= bridge.sent_at + timing.retry_after
         ):
-            envelope = ctx.envelope(bridge.player_id, round_id)
-            envelope["correlation_id"] = bridge.request.correlation_id
-            events.append(bridge.request.model_copy(update=envelope))
+            events.append(_resend(bridge.request, ctx))
     return events
+
+
+def _resend(request: Request, ctx: Context) -> Request:
+    """The same request (its tx_id, cause and correlation), as a new record of this tick."""
+    cause = request.causation_id or request.event_id
+    seed = f"resend/{request.tx_id}/{ctx.now.isoformat()}"
+    envelope = Context(ctx.now, cause, request.correlation_id, seed=seed).envelope(
+        request.player_id, request.round_id
+    )
+    return type(request).model_validate({**request.model_dump(), **envelope})
 
 
 # --- commands -------------------------------------------------------------------------------

@@ -55,9 +55,10 @@ class OperatorWallet:
     reversed: set[str] = field(default_factory=set)  # debit tx_ids rolled back (seen or not)
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     reject_rate: float = 0.0  # the share of debits refused for a reason other than funds
+    opening: int = 0  # the balance of a player not seen before
 
     def balance(self, player_id: str, currency: str) -> int:
-        return self.balances.get((player_id, currency), 0)
+        return self.balances.get((player_id, currency), self.opening)
 
     def answer(self, request: SeamlessRequest) -> list[SeamlessReply]:
         """The answer to one request: the recorded one for a tx_id already seen."""
