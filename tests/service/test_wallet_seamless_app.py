@@ -11,9 +11,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from faststream.kafka import TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
 from support.deciders import NOW
-from support.memory import DeferredOutbox, defer_publishing
+from support.memory import DeferredOutbox, defer_publishing, record_outputs
 from support.seamless import game, settled_for
 from support.wallet import deposit, place_bet
 
@@ -72,20 +71,10 @@ async def bridge(faults: Faults | None = None) -> AsyncIterator[Bridge]:
     operator = FaultyOperator(OperatorWallet(opening=100_000), faults or Faults())
     running = Bridge(service, defer_publishing(service), operator)
     service.processor.clock = lambda: running.now
-    for role in ROLES:
-        sink: list[bytes] = running.seen.setdefault(role, [])
-        topic = service.processor.topic_of(role)
-        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
+    record_outputs(service, ROLES, running.seen)
     async with TestKafkaBroker(service.broker) as broker:
         running.broker = broker
         yield running
-
-
-def _recorder(sink: list[bytes]) -> Any:
-    async def record(message: KafkaMessage) -> None:
-        sink.append(message.body)
-
-    return record
 
 
 async def test_a_round_goes_debit_bet_settlement_credit_through_the_topics() -> None:
