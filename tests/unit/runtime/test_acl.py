@@ -141,3 +141,10 @@ def test_the_cli_prints_a_table_with_one_line_per_rule(capsys: pytest.CaptureFix
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["PRINCIPAL", "OPERATION", "RESOURCE", "PATTERN", "NAME"]
     assert len(lines) == 1 + len(acl.plan())
+
+
+def test_the_module_examples_hold() -> None:
+    import doctest
+
+    result = doctest.testmod(acl)
+    assert result.attempted > 0 and result.failed == 0

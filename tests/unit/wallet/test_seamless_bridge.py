@@ -3,6 +3,7 @@ each answer out of place, and what the audit makes of the result."""
 
 from __future__ import annotations
 
+import doctest
 from unittest import mock
 
 import pytest
@@ -274,3 +275,8 @@ def test_a_duplicate_credited_after_the_bridge_closed_is_silent() -> None:
     assert len(b.of(SeamlessCredited)) == 1
     assert isinstance(b.replies[0], Debited)
     assert tx_id("p1", "r1", "credit") == b.of(CreditRequested)[0].tx_id
+
+
+def test_the_module_examples_hold() -> None:
+    result = doctest.testmod(seamless_state)
+    assert result.attempted > 0 and result.failed == 0
