@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 from unittest import mock
 
+import orjson
 import pytest
 from support.deciders import types_of
 from support.seamless import START, Bridged, game
@@ -28,7 +29,7 @@ from holdem.core.contracts.seamless import (
 )
 from holdem.wallet import seamless_state
 from holdem.wallet.seamless_state import OUTSTANDING_MAX, tx_id
-from holdem.wallet.snapshot import dump_state, load_state
+from holdem.wallet.snapshot import SnapshotError, dump_state, load_state
 
 PLACED = ["wallet.seamless_debited", "round.bet_placed", "wallet.stake_taken", "wallet.call_held"]
 DEBIT = 100 + 0 + 200  # ante 100, no bonus, the call hold
@@ -280,3 +281,15 @@ def test_a_duplicate_credited_after_the_bridge_closed_is_silent() -> None:
 def test_the_module_examples_hold() -> None:
     result = doctest.testmod(seamless_state)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_version_1_snapshot_still_loads_with_no_bridges() -> None:
+    b = funded()
+    b.bet("r1")
+    b.deliver()
+    body = orjson.loads(dump_state(b.state))
+    del body["bridges"]
+    older = load_state(orjson.dumps({**body, "version": 1}))
+    assert older.accounts == b.state.accounts and older.bridges == seamless_state.Bridges()
+    with pytest.raises(SnapshotError):
+        load_state(orjson.dumps({**body, "version": 2}))  # a version 2 has its bridges

@@ -59,10 +59,16 @@ class Record:
 
 
 async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
-    """Every committed record of the run's five topics."""
+    """Every committed record of the run's topics."""
     records: list[Record] = []
     for role in ROLES:
-        for r in await read_topic(bootstrap, getattr(topics, role)):
+        try:
+            found = await read_topic(bootstrap, getattr(topics, role))
+        except LookupError:
+            if role.startswith("seamless_"):  # a deployment from before ADR 015: no bridge
+                continue
+            raise
+        for r in found:
             records.append(Record.of(role, r.partition, r.offset, r.value or b"", r.timestamp))
     return records
 
