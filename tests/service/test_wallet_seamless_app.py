@@ -18,12 +18,12 @@ from support.wallet import deposit, place_bet
 
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import Message, Reason, dump, parse
-from holdem.core.contracts.seamless import SeamlessReply
+from holdem.core.contracts.seamless import ReplyRefused, SeamlessReply, SeamlessRequest
 from holdem.runtime.app import ServiceApp
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 
-ROLES = ("wallet", "rounds", "rejected", "seamless_requests")
+ROLES = ("wallet", "rounds", "rejected")
 
 
 @dataclass
@@ -43,9 +43,9 @@ class Bridge:
 
     async def answer(self) -> list[SeamlessReply]:
         """Hand the operator what the wallet asked since, and deliver one step of answers."""
-        for raw in self.seen["seamless_requests"][self._asked :]:
-            self.operator.receive(parse("seamless_requests", raw))
-        self._asked = len(self.seen["seamless_requests"])
+        for request in self.requests()[self._asked :]:
+            self.operator.receive(request)
+        self._asked = len(self.requests())
         replies = self.operator.step()
         for reply in replies:
             await self.send("seamless_replies", reply)
@@ -57,7 +57,15 @@ class Bridge:
         await self.outbox.pump()
 
     def types(self, role: str) -> list[str]:
+        """The types on a topic; "requests": the bridge's records on the wallet's topic."""
+        if role == "requests":
+            return [request.type for request in self.requests(refusals=True)]
         return [parse(role, raw).type for raw in self.seen[role]]
+
+    def requests(self, *, refusals: bool = False) -> list[Any]:
+        kinds = (SeamlessRequest, ReplyRefused) if refusals else SeamlessRequest
+        found = [parse("wallet", raw) for raw in self.seen["wallet"]]
+        return [message for message in found if isinstance(message, kinds)]
 
     _asked: int = 0
 
@@ -80,19 +88,19 @@ async def bridge(faults: Faults | None = None) -> AsyncIterator[Bridge]:
 async def test_a_round_goes_debit_bet_settlement_credit_through_the_topics() -> None:
     async with bridge() as b:
         await b.send("commands", place_bet("r1", ante=1_000, aa_bonus=500))
-        assert b.types("seamless_requests") == ["seamless.debit_requested"]
+        assert b.types("requests") == ["seamless.debit_requested"]
         assert b.types("rounds") == []  # no round before the operator's debit
         await b.answer()
         assert b.types("rounds") == ["round.bet_placed"]
         round_game = game("r1", ante=1_000, aa_bonus=500)
         for event in (round_game.dealt(), round_game.called(), settled_for(round_game, "call")):
             await b.send("rounds", event)
-        assert b.types("seamless_requests")[-1] == "seamless.credit_requested"
+        assert b.types("requests")[-1] == "seamless.credit_requested"
         await b.answer()
         assert b.types("wallet")[-1] == "wallet.seamless_credited"
         state = b.service.processor.state_for("p1")
         assert not state.bridges.open and state.accounts[("p1", "EUR", "real")].available == 0
-        credit = parse("seamless_requests", b.seen["seamless_requests"][-1])
+        credit = b.requests()[-1]
         assert (
             b.operator.wallet.balance("p1", "EUR") == 100_000 - 3_500 + credit.amount
         )  # ante, bonus, call hold
@@ -103,15 +111,15 @@ async def test_an_unanswered_debit_is_rolled_back_on_a_tick_and_its_late_answer_
         await b.send("commands", place_bet("r1", ante=1_000))
         await b.answer()  # the answer is on the line for a while
         await b.tick(9)
-        assert b.types("seamless_requests") == ["seamless.debit_requested"]
+        assert b.types("requests") == ["seamless.debit_requested"]
         await b.tick(1)
-        assert b.types("seamless_requests")[-1] == "seamless.rollback_requested"
+        assert b.types("requests")[-1] == "seamless.rollback_requested"
         rejected = parse("rounds", b.seen["rounds"][-1])
         assert (rejected.type, rejected.reason) == ("round.bet_rejected", Reason.PROCESSING_FAILED)
         await b.answer()  # the operator gets the rollback too
         for reply in b.operator.flush():  # and every answer arrives, late and in any order
             await b.send("seamless_replies", reply)
-        assert "seamless.reply_refused" in b.types("seamless_requests")
+        assert "seamless.reply_refused" in b.types("requests")
         assert b.types("wallet")[-1] == "wallet.seamless_rolled_back"
         assert b.operator.wallet.balance("p1", "EUR") == 100_000
         assert "round.bet_placed" not in b.types("rounds")
@@ -131,8 +139,7 @@ async def test_an_unacknowledged_credit_is_sent_again_on_ticks_and_paid_once() -
         b.operator.faults = Faults(duplicate=1.0)
         await b.tick(5)
         await b.answer()
-        requests = [parse("seamless_requests", raw) for raw in b.seen["seamless_requests"]]
-        credits = [r for r in requests if r.type == "seamless.credit_requested"]
+        credits = [r for r in b.requests() if r.type == "seamless.credit_requested"]
         assert len(credits) == 3 and len({c.tx_id for c in credits}) == 1
         assert b.types("wallet").count("wallet.seamless_credited") == 1
         assert b.operator.wallet.balance("p1", "EUR") == 100_000 - 1_000  # the ante, once
@@ -141,14 +148,14 @@ async def test_an_unacknowledged_credit_is_sent_again_on_ticks_and_paid_once() -
 async def test_unreadable_or_misaddressed_replies_are_dead_lettered_and_move_nothing() -> None:
     async with bridge() as b:
         await b.send("commands", place_bet("r1", ante=1_000))
-        b.operator.receive(parse("seamless_requests", b.seen["seamless_requests"][0]))
+        b.operator.receive(b.requests()[0])
         honest = b.operator.step()[0]
         await b.send("seamless_replies", b'{"type": "seamless.debited", "amount": -5}')
         await b.send("seamless_replies", honest, key=b"p2")  # keyed as another player
         forged = honest.model_copy(update={"amount": 1, "event_id": "forged"})
         await b.send("seamless_replies", forged)
         assert b.types("rejected") == ["rejected.message", "rejected.message"]
-        assert b.types("seamless_requests")[-1] == "seamless.reply_refused"
+        assert b.types("requests")[-1] == "seamless.reply_refused"
         assert b.types("rounds") == []
         await b.send("seamless_replies", honest)
         assert b.types("rounds") == ["round.bet_placed"]

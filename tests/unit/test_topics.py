@@ -14,7 +14,6 @@ def test_default_names_are_the_documented_contract() -> None:
         "holdem.wallet",
         "holdem.dealer.vault",
         "holdem.rejected",
-        "holdem.seamless.requests",
         "holdem.seamless.replies",
     )
 

@@ -64,7 +64,8 @@ def wallet_spec(table: Table) -> Spec[State]:
 
 def seamless_spec(table: Table, timing: Timing) -> Spec[State]:
     """The wallet bridging to the operator's wallet (ADR 015): it also reads the operator's
-    replies, folds its own requests, and on ticks expires debits and re-sends credits."""
+    replies, folds its own requests (on its own topic), and on ticks expires debits and re-sends
+    credits and rollbacks."""
 
     def tick(state: State, ctx: Context) -> list[Message]:
         return on_tick(state, ctx, timing)
@@ -75,8 +76,6 @@ def seamless_spec(table: Table, timing: Timing) -> Spec[State]:
         evolve=evolve_seamless,
         decide=bind_seamless(table, timing),
         inputs=(*spec.inputs, "seamless_replies"),
-        state_roles=(*spec.state_roles, "seamless_requests"),
-        outputs=(*spec.outputs, "seamless_requests"),
         rejects_unreadable=spec.rejects_unreadable | {"seamless_replies"},
         tick=tick,
         tick_interval_s=min(1.0, timing.retry_after.total_seconds() / 2),

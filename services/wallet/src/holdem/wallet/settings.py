@@ -35,7 +35,7 @@ class WalletSettings(RuntimeSettings):
     wallet_mode: Literal["transfer", "seamless"] = Field(
         default="transfer",
         description="transfer: the wallet keeps the players' money; seamless: the operator's "
-        "wallet does, over holdem.seamless.requests/replies (ADR 015)",
+        "wallet does, asked on holdem.wallet, answering on holdem.seamless.replies (ADR 015)",
     )
     seamless_debit_timeout_s: float = Field(
         default=10.0, gt=0, description="Seamless: a debit unanswered this long is rolled back"

@@ -132,7 +132,7 @@ def _load_bridges(body: dict[str, Any]) -> Bridges:
 
 
 def _request(raw: Any, *kinds: type[Any]) -> Any:
-    message = parse("seamless_requests", text(raw))
+    message = parse("wallet", text(raw))
     if not isinstance(message, kinds):
         raise SnapshotError(f"a bridge holds a {message.type}, not a {kinds[0].__name__}")
     return message

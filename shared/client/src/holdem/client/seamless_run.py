@@ -1,5 +1,5 @@
 """``python -m holdem.client.seamless_run``: the reference operator wallet (seamless_sim) on Kafka,
-as the operator principal: it reads ``holdem.seamless.requests`` and answers on
+as the operator principal: it reads the wallet's requests on ``holdem.wallet`` and answers on
 ``holdem.seamless.replies``, keyed by player_id, with the faults asked for (ADR 015).
 
 Its books live in memory and are rebuilt by reading the requests from the beginning (every
@@ -18,6 +18,7 @@ from holdem.client.connection import KafkaConnection
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import ContractError, dump, parse
+from holdem.core.contracts.seamless import SeamlessRequest
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +45,8 @@ async def serve(
     await consumer.start()
     await producer.start()
     try:
-        partitions = await producer.partitions_for(topics.seamless_requests)
-        consumer.assign([TopicPartition(topics.seamless_requests, p) for p in partitions])
+        partitions = await producer.partitions_for(topics.wallet)
+        consumer.assign([TopicPartition(topics.wallet, p) for p in partitions])
         line = asyncio.create_task(_line(producer, topics, operator, step_s, stopping))
         while not stopping.is_set():
             batches = await consumer.getmany(timeout_ms=100)
@@ -61,11 +62,12 @@ async def serve(
 
 def _receive(operator: FaultyOperator, raw: bytes | None) -> None:
     try:
-        request = parse("seamless_requests", raw or b"")
+        message = parse("wallet", raw or b"")
     except ContractError as error:
-        log.warning("unreadable request: %s", error)
+        log.warning("unreadable record: %s", error)
         return
-    operator.receive(request)
+    if isinstance(message, SeamlessRequest):  # the rest of the wallet's log is not for us
+        operator.receive(message)
 
 
 async def _line(

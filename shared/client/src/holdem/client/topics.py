@@ -27,8 +27,7 @@ class Topics(BaseModel):
     wallet: str = "holdem.wallet"
     vault: str = "holdem.dealer.vault"
     rejected: str = "holdem.rejected"
-    # The seamless wallet bridge (ADR 015): the wallet's requests, the operator's replies.
-    seamless_requests: str = "holdem.seamless.requests"
+    # The seamless wallet bridge (ADR 015): the operator's wallet's answers to the wallet.
     seamless_replies: str = "holdem.seamless.replies"
 
     def names(self) -> tuple[str, ...]:

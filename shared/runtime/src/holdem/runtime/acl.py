@@ -35,15 +35,12 @@ SERVICES: dict[str, Access] = {
     "wallet": Access(("commands", "rounds"), ("wallet", "rounds"), ("rounds", "wallet")),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
 }
-# A seamless-mode wallet (ADR 015) also reads the operator's replies (an input), replays and
-# writes its own requests; its operator then reads the requests and writes the replies.
+# A seamless-mode wallet (ADR 015) also reads the operator's replies (an input); its requests
+# are on its own topic, which the operator reads already. The operator writes the replies.
 SEAMLESS_WALLET = Access(
-    ("commands", "rounds", "seamless_replies"),
-    ("wallet", "rounds", "seamless_requests"),
-    ("rounds", "wallet", "seamless_requests"),
+    ("commands", "rounds", "seamless_replies"), ("wallet", "rounds"), ("rounds", "wallet")
 )
 SEAMLESS_OPERATOR_WRITES = ("seamless_replies",)
-SEAMLESS_OPERATOR_READS = ("seamless_requests",)
 OPERATOR_WRITES = ("commands",)
 OPERATOR_READS = ("rounds", "wallet", "rejected")
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
@@ -106,10 +103,9 @@ def plan(prefix: str = "", *, seamless: bool = False) -> list[Acl]:
         allow(name, "GROUP", f"{scope}holdem-{name}", "READ")
         allow(name, "TRANSACTIONAL_ID", f"{scope}holdem-{name}-", "WRITE", "PREFIXED")
     writes = (*OPERATOR_WRITES, *SEAMLESS_OPERATOR_WRITES) if seamless else OPERATOR_WRITES
-    reads = (*OPERATOR_READS, *SEAMLESS_OPERATOR_READS) if seamless else OPERATOR_READS
     for role in writes:
         allow("operator", "TOPIC", getattr(topics, role), "WRITE")
-    for role in reads:
+    for role in OPERATOR_READS:
         allow("operator", "TOPIC", getattr(topics, role), "READ")
     allow("operator", "GROUP", f"{scope}{OPERATOR_GROUP}", "READ", "PREFIXED")
     return sorted(rules)

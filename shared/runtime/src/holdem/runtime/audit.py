@@ -165,7 +165,7 @@ def violations(
         found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
     found += _secrecy_violations(records, rounds, unseal)
     found += money_violations(records, rounds, balances)
-    if any(r.role == "seamless_requests" and r.message is not None for r in records):
+    if any(r.message is not None and r.message.type == "seamless.debit_requested" for r in records):
         ordered = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
         published = [r.message for r in ordered if r.role != "seamless_replies" and r.message]
         replies = [r.message for r in ordered if r.role == "seamless_replies" and r.message]

@@ -46,7 +46,6 @@ ROLES = (
     "wallet",
     "vault",
     "rejected",
-    "seamless_requests",
     "seamless_replies",
 )
 DECIDE_ATTEMPTS = 3

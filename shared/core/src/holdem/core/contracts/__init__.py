@@ -87,14 +87,15 @@ WalletMessage: TypeAlias = Annotated[
     | WalletRejected
     | SeamlessDebited
     | SeamlessCredited
-    | SeamlessRolledBack,
+    | SeamlessRolledBack
+    # The seamless wallet bridge (ADR 015): its requests to the operator's wallet.
+    | DebitRequested
+    | CreditRequested
+    | RollbackRequested
+    | ReplyRefused,
     Field(discriminator="type"),
 ]
-# The seamless wallet bridge (ADR 015): the wallet's requests, the operator's replies.
-SeamlessRequestMessage: TypeAlias = Annotated[
-    DebitRequested | CreditRequested | RollbackRequested | ReplyRefused,
-    Field(discriminator="type"),
-]
+# The operator's wallet's answers (ADR 015).
 SeamlessReplyMessage: TypeAlias = Annotated[
     Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
 ]
@@ -112,7 +113,6 @@ UNIONS: dict[str, Any] = {
     "wallet": WalletMessage,
     "vault": VaultMessage,
     "rejected": RejectedMessage,
-    "seamless_requests": SeamlessRequestMessage,
     "seamless_replies": SeamlessReplyMessage,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
@@ -207,7 +207,6 @@ __all__ = [
     "RoundMessage",
     "RoundVoided",
     "SeamlessReplyMessage",
-    "SeamlessRequestMessage",
     "Settled",
     "StakeTaken",
     "StakesRefunded",

@@ -1,6 +1,6 @@
 """The seamless wallet bridge (ADR 015): the wallet asks the operator's wallet to move money on
-``holdem.seamless.requests``, the operator answers on ``holdem.seamless.replies``, and the wallet
-records each answer it accepted on ``holdem.wallet``. Every topic is keyed by player_id.
+``holdem.wallet`` (its record of the bridge, in one order with the answers it accepted there),
+and the operator answers on ``holdem.seamless.replies``. Every topic is keyed by player_id.
 
 A round has at most three transactions, each with a stable id derived from (player, round, kind):
 one debit (ante + AA Bonus + the call hold) before the round exists, then either one credit
@@ -21,7 +21,7 @@ from holdem.core.contracts.wallet import Fingerprint, WalletEvent
 class SeamlessRequest(Message):
     """Wallet → operator: move ``amount`` for ``round_id`` once, whatever the number of sends."""
 
-    TOPIC: ClassVar[str] = "seamless_requests"
+    TOPIC: ClassVar[str] = "wallet"
     round_id: Id
     tx_id: Id
     currency: Currency
@@ -74,7 +74,7 @@ class ReplyRefused(Message):
     """Wallet → operator: a reply that moved nothing, and why (nothing is trusted because it
     arrived on the replies topic)."""
 
-    TOPIC: ClassVar[str] = "seamless_requests"
+    TOPIC: ClassVar[str] = "wallet"
     type: Literal["seamless.reply_refused"] = "seamless.reply_refused"
     version: Literal[1] = 1
     reply_id: Id  # the refused reply's event_id
