@@ -51,6 +51,8 @@ def asyncapi_documents() -> dict[str, str]:
             DealerSettings(dealer_vault_keys="docs:" + "A" * 43 + "="), in_memory=True
         ),
         "wallet": wallet(WalletSettings(), in_memory=True),
+        # HOLDEM_WALLET_MODE=seamless: also the operator's wallet's requests and replies (ADR 015)
+        "wallet-seamless": wallet(WalletSettings(wallet_mode="seamless"), in_memory=True),
         "settlement": settlement(SettlementSettings(), in_memory=True),
         "query": query(QuerySettings(), in_memory=True),
     }

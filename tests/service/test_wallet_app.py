@@ -9,9 +9,8 @@ from functools import partial
 from typing import Any
 
 from faststream.kafka import TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
-from support.memory import DeferredOutbox, defer_publishing
+from support.memory import DeferredOutbox, defer_publishing, record_outputs
 from support.wallet import (
     balances,
     deposit,
@@ -55,20 +54,10 @@ class Wallet:
 async def wallet(registry: CollectorRegistry | None = None) -> AsyncIterator[Wallet]:
     service = create_app(WalletSettings(), in_memory=True, registry=registry)
     running = Wallet(service, defer_publishing(service))
-    for role in ("wallet", "rounds", "rejected"):
-        sink: list[bytes] = running.seen.setdefault(role, [])
-        topic = service.processor.topic_of(role)
-        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
+    record_outputs(service, ("wallet", "rounds", "rejected"), running.seen)
     async with TestKafkaBroker(service.broker) as broker:
         running.broker = broker
         yield running
-
-
-def _recorder(sink: list[bytes]) -> Any:
-    async def record(message: KafkaMessage) -> None:
-        sink.append(message.body)
-
-    return record
 
 
 async def test_a_bet_is_placed_on_the_round_log_and_its_money_moved_in_the_ledger() -> None:

@@ -39,9 +39,9 @@ class Cluster:
     def operator(self) -> KafkaConnection:
         return self.principals["operator"]
 
-    async def authorize(self, prefix: str) -> None:
+    async def authorize(self, prefix: str, *, seamless: bool = False) -> None:
         """Grant the game's ACL set for the topics under ``prefix`` (a test's unique one)."""
-        await acl.apply(self.admin, acl.plan(prefix))
+        await acl.apply(self.admin, acl.plan(prefix, seamless=seamless))
 
     def settings(self, principal: str) -> dict[str, object]:
         """RuntimeSettings keyword arguments that make a service connect as ``principal``."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from typing import Any
 
 from faststream.kafka import KafkaBroker
+from faststream.kafka.annotations import KafkaMessage
 
 from holdem.runtime.app import ServiceApp
 from holdem.runtime.outbox import TYPE_HEADER, Record
@@ -52,3 +54,19 @@ def defer_publishing(service: ServiceApp) -> DeferredOutbox:
     outbox = DeferredOutbox(service.broker)
     service.processor.outbox = outbox
     return outbox
+
+
+def record_outputs(service: ServiceApp, roles: Sequence[str], seen: dict[str, list[bytes]]) -> None:
+    """Subscribe observers that append every record of these topic roles to ``seen[role]``
+    (before the in-memory broker starts)."""
+    for role in roles:
+        sink: list[bytes] = seen.setdefault(role, [])
+        topic = service.processor.topic_of(role)
+        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
+
+
+def _recorder(sink: list[bytes]) -> Any:
+    async def record(message: KafkaMessage) -> None:
+        sink.append(message.body)
+
+    return record

@@ -111,6 +111,7 @@ class Stack:
     observer: Observer | None = None
     # A tenant's own operator principal (holdem.runtime.tenants); its ACLs are the tenant's.
     operator: KafkaConnection | None = None
+    wallet_settings: dict[str, Any] = field(default_factory=dict)  # e.g. the seamless mode
     _producer: AIOKafkaProducer | None = None  # the operator's
     _forger: AIOKafkaProducer | None = None  # admin's, standing in for a service
 
@@ -132,7 +133,7 @@ class Stack:
                 "table_ante_max": 1_000,
                 "table_bonus_max": 500,
             }
-            return wallet_app(WalletSettings(**common, **table))
+            return wallet_app(WalletSettings(**common, **table, **self.wallet_settings))
         if name == "dealer":
             # Long timers: a test's slow broker must not turn into an auto-fold or a watchdog void.
             timers: dict[str, Any] = {"decision_timeout_s": 300.0, "stuck_after_s": 300.0}
@@ -161,7 +162,8 @@ class Stack:
     async def open(self) -> None:
         await ensure_topics(self.kafka.admin, self.topics, self.partitions, wait=WAIT_S)
         if self.operator is None:
-            await self.kafka.authorize(self.prefix)
+            seamless = self.wallet_settings.get("wallet_mode") == "seamless"
+            await self.kafka.authorize(self.prefix, seamless=seamless)
         operator = self.operator or self.kafka.operator
         self._producer = AIOKafkaProducer(**operator.kwargs(), acks="all")
         await self._producer.start()

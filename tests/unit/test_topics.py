@@ -16,6 +16,7 @@ def test_default_names_are_the_documented_contract() -> None:
         "holdem.rejected",
         "holdem.queries",
         "holdem.replies",
+        "holdem.seamless.replies",
     )
 
 

@@ -12,6 +12,7 @@ import holdem.client.commands
 import holdem.client.operator
 import holdem.client.play_view
 import holdem.client.player
+import holdem.client.seamless_sim
 import holdem.client.topics
 from holdem.client import Operator, Topics, command, partition_for, topics_from_env
 from holdem.client.connection import KafkaConnection
@@ -32,6 +33,7 @@ MODULES = [
     holdem.client.operator,
     holdem.client.player,
     holdem.client.play_view,
+    holdem.client.seamless_sim,
     holdem.client.topics,
 ]
 

@@ -14,7 +14,7 @@ from holdem.runtime.snapshots import snapshot_topic
 from holdem.runtime.topics import Topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
-from holdem.wallet.app import wallet_spec
+from holdem.wallet.app import seamless_spec, wallet_spec
 from holdem.wallet.settings import WalletSettings
 
 PREFIX = "test-abc"
@@ -44,6 +44,23 @@ def test_the_plan_mirrors_what_each_service_spec_declares() -> None:
         access = acl.SERVICES[name]
         assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles), name
         assert set(access.outputs) == set(spec.outputs), name
+
+
+def test_the_seamless_plan_mirrors_the_seamless_wallet_spec() -> None:
+    spec = seamless_spec(WalletSettings().table, WalletSettings().timing)
+    access = acl.SEAMLESS_WALLET
+    assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles)
+    assert set(access.outputs) == set(spec.outputs)
+
+
+def test_in_seamless_mode_the_operator_alone_answers_the_wallet() -> None:
+    rules = acl.plan(PREFIX, seamless=True)
+    on_replies = {(r.principal, r.operation) for r in rules if r.name == TOPICS.seamless_replies}
+    assert on_replies == {("User:wallet", "READ"), ("User:operator", "WRITE")}
+    assert set(rules) - set(acl.plan(PREFIX)) == {
+        acl.Acl(f"User:{who}", "TOPIC", TOPICS.seamless_replies, "LITERAL", operation)
+        for who, operation in (("wallet", "READ"), ("operator", "WRITE"))
+    }  # the requests are on the wallet's topic, which the operator reads already
 
 
 def test_the_vault_is_read_and_written_by_the_dealer_alone(rules: list[acl.Acl]) -> None:
@@ -115,9 +132,12 @@ def test_nothing_broad_is_granted(rules: list[acl.Acl]) -> None:
 
 
 def test_the_default_names_have_no_prefix() -> None:
-    names = {r.name for r in acl.plan() if r.resource == "TOPIC"}
+    names = {r.name for r in acl.plan(seamless=True) if r.resource == "TOPIC"}
     snapshots = {snapshot_topic(Topics(), name) for name in acl.SERVICES}
     assert names == set(Topics().names()) | snapshots
+    assert Topics().seamless_replies not in {
+        r.name for r in acl.plan()
+    }  # a transfer-mode wallet: no bridge
     assert snapshots == {f"holdem.{name}.snapshots" for name in acl.SERVICES}
 
 
@@ -132,3 +152,10 @@ def test_the_cli_prints_a_table_with_one_line_per_rule(capsys: pytest.CaptureFix
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["PRINCIPAL", "OPERATION", "RESOURCE", "PATTERN", "NAME"]
     assert len(lines) == 1 + len(acl.plan())
+
+
+def test_the_module_examples_hold() -> None:
+    import doctest
+
+    result = doctest.testmod(acl)
+    assert result.attempted > 0 and result.failed == 0

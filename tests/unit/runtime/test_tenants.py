@@ -28,6 +28,15 @@ def test_two_tenants_plans_share_no_operator_rule_and_no_name() -> None:
     assert operator_names and not any(r.name.startswith(name) for name in operator_names for r in b)
 
 
+def test_a_seamless_tenant_s_own_operator_answers_its_wallet_s_requests() -> None:
+    rules = tenants.plan("acme", seamless=True)
+    replies = {
+        (r.principal, r.operation) for r in rules if r.name == "acme.holdem.seamless.replies"
+    }
+    assert replies == {("User:operator-acme", "WRITE"), ("User:wallet", "READ")}
+    assert not [r for r in tenants.plan("acme") if "seamless" in r.name]
+
+
 def test_the_salted_password_is_rfc5802_hi_with_sha512() -> None:
     # Hi(str, salt, i): U1 = HMAC(str, salt + INT(1)), Ui = HMAC(str, Ui-1), result = XOR of all.
     password, salt, rounds = "pencil", b"salt-bytes", 4096

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import structlog
 from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import COMMAND_TYPES, Dealt, Malfunction, Message, type_names
+from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
+from holdem.core.decider import Context
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
@@ -13,6 +17,7 @@ from holdem.runtime.snapshots import Codec
 from holdem.wallet import snapshot
 from holdem.wallet.decide import Table, bind
 from holdem.wallet.rounds import ROUND_HANDLERS
+from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.settings import WalletSettings
 from holdem.wallet.state import State, evolve, initial_state
 
@@ -57,6 +62,29 @@ def wallet_spec(table: Table) -> Spec[State]:
     )
 
 
+def seamless_spec(table: Table, timing: Timing) -> Spec[State]:
+    """The wallet bridging to the operator's wallet (ADR 015): it also reads the operator's
+    replies, folds its own requests (on its own topic), and on ticks expires debits and re-sends
+    credits and rollbacks."""
+
+    def tick(state: State, ctx: Context) -> list[Message]:
+        return on_tick(state, ctx, timing)
+
+    spec = wallet_spec(table)
+    return replace(
+        spec,
+        evolve=evolve_seamless,
+        decide=bind_seamless(table, timing),
+        inputs=(*spec.inputs, "seamless_replies"),
+        rejects_unreadable=spec.rejects_unreadable | {"seamless_replies"},
+        tick=tick,
+        tick_interval_s=min(1.0, timing.retry_after.total_seconds() / 2),
+        open_rounds=lambda state: len(state.open_rounds) + len(state.bridges.pending),
+        reads=(spec.reads or frozenset())
+        | type_names(*SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES),
+    )
+
+
 def create_app(
     settings: WalletSettings,
     *,
@@ -64,7 +92,10 @@ def create_app(
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
     """The wallet's faststream app; ``in_memory=True`` for TestKafkaBroker."""
-    spec = wallet_spec(settings.table)
+    if settings.wallet_mode == "seamless":
+        spec = seamless_spec(settings.table, settings.timing)
+    else:
+        spec = wallet_spec(settings.table)
     return build_app(spec, settings, in_memory=in_memory, registry=registry)
 
 

@@ -143,19 +143,25 @@ def _place_bet(state: State, command: PlaceBet, ctx: Context, table: Table) -> l
             return []
         bets = _admit(state, command, table)
     except Refusal as refusal:
-        rejected = BetRejected(
-            **ctx.envelope(command.player_id, command.round_id),
-            command_id=command.command_id,
-            reason=refusal.reason,
-            detail=refusal.detail,
-        )
-        # The wallet folds only its own topic: WalletRejected is how it remembers the answer.
-        return [rejected, _wallet_rejected(command, ctx, refusal)]
+        return bet_refused(command, ctx, refusal)
     return _take_stakes(state, command, ctx, bets)
 
 
-def _admit(state: State, command: PlaceBet, table: Table) -> AdjustedBets:
-    """The bets as the table accepts them, or the Refusal that says why not."""
+def bet_refused(command: PlaceBet, ctx: Context, refusal: Refusal) -> list[Message]:
+    """The answer to a bet the wallet turns down: to the player, and for its own memory."""
+    rejected = BetRejected(
+        **ctx.envelope(command.player_id, command.round_id),
+        command_id=command.command_id,
+        reason=refusal.reason,
+        detail=refusal.detail,
+    )
+    # The wallet folds only its own topic: WalletRejected is how it remembers the answer.
+    return [rejected, _wallet_rejected(command, ctx, refusal)]
+
+
+def _admit(state: State, command: PlaceBet, table: Table, *, funds: bool = True) -> AdjustedBets:
+    """The bets as the table accepts them, or the Refusal that says why not; ``funds=False``
+    leaves the balance to the operator's wallet (seamless mode, ADR 015)."""
     if command.round_id in state.rounds:
         raise Refusal(Reason.ROUND_EXISTS, f"round {command.round_id} already has a bet")
     if command.currency != table.currency:
@@ -169,14 +175,21 @@ def _admit(state: State, command: PlaceBet, table: Table) -> AdjustedBets:
         raise Refusal(Reason.ROUND_IN_PROGRESS, f"round {open_round} awaits its decision")
     needed = bets.ante + bets.aa_bonus + CALL_MULTIPLE * bets.ante
     available = state.account((command.player_id, command.currency, command.mode)).available
-    if available < needed:
+    if funds and available < needed:
         raise Refusal(Reason.INSUFFICIENT_FUNDS, f"needs {needed}, available {available}")
     return bets
 
 
 def _take_stakes(
-    state: State, command: PlaceBet, ctx: Context, bets: AdjustedBets
+    state: State,
+    command: PlaceBet,
+    ctx: Context,
+    bets: AdjustedBets,
+    ledger: Ledger | None = None,
+    digest: str | None = None,
 ) -> list[Message]:
+    """BetPlaced, StakeTaken and CallHeld; ``ledger``: balances already moved in this decision,
+    ``digest``: the command's fingerprint if recorded before (seamless mode, ADR 015)."""
     round_id, call_hold = command.round_id, CALL_MULTIPLE * bets.ante
     # BetPlaced goes first: should the events ever not be one transaction, a crash after it is
     # redelivered and decided again, while a crash after StakeTaken would leave no round.
@@ -192,7 +205,7 @@ def _take_stakes(
         requested_aa_bonus=command.aa_bonus,
         adjusted=bets.adjusted,
     )
-    ledger = Ledger(state, (command.player_id, command.currency, command.mode), ctx)
+    ledger = ledger or Ledger(state, (command.player_id, command.currency, command.mode), ctx)
     stake = ledger.move(
         StakeTaken,
         f"stake:{round_id}",
@@ -201,7 +214,7 @@ def _take_stakes(
         ante=bets.ante,
         aa_bonus=bets.aa_bonus,
         command_id=command.command_id,
-        fingerprint=fingerprint(command),
+        fingerprint=digest or fingerprint(command),
     )
     return [placed, stake, ledger.move(CallHeld, f"hold:{round_id}", call_hold, round_id)]
 

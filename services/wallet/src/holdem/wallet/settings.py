@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from holdem.core.limits import TableLimits
 from holdem.runtime.settings import RuntimeSettings
 from holdem.wallet.decide import Table
+from holdem.wallet.seamless import Timing
 
 
 class WalletSettings(RuntimeSettings):
@@ -28,6 +32,18 @@ class WalletSettings(RuntimeSettings):
         default=50_000, ge=0, description="Largest AA Bonus, minor units; above it is auto-adjusted"
     )
 
+    wallet_mode: Literal["transfer", "seamless"] = Field(
+        default="transfer",
+        description="transfer: the wallet keeps the players' money; seamless: the operator's "
+        "wallet does, asked on holdem.wallet, answering on holdem.seamless.replies (ADR 015)",
+    )
+    seamless_debit_timeout_s: float = Field(
+        default=10.0, gt=0, description="Seamless: a debit unanswered this long is rolled back"
+    )
+    seamless_retry_s: float = Field(
+        default=5.0, gt=0, description="Seamless: an unacknowledged credit or rollback is re-sent"
+    )
+
     @model_validator(mode="after")
     def _limits_are_consistent(self) -> WalletSettings:
         _ = self.table  # TableLimits refuses min > max: fail at start-up, not at the first bet
@@ -38,3 +54,11 @@ class WalletSettings(RuntimeSettings):
         """The table as the decider sees it."""
         limits = TableLimits(self.table_ante_min, self.table_ante_max, self.table_bonus_max)
         return Table(self.table_currency, limits)
+
+    @property
+    def timing(self) -> Timing:
+        """The seamless bridge's deadlines."""
+        return Timing(
+            timedelta(seconds=self.seamless_debit_timeout_s),
+            timedelta(seconds=self.seamless_retry_s),
+        )

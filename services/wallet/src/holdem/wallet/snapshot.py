@@ -8,6 +8,7 @@ from typing import Any, Final, get_args
 import orjson
 
 from holdem.core.contracts import Called, Folded, Mode, dump, parse
+from holdem.core.contracts.seamless import CreditRequested, DebitRequested, RollbackRequested
 from holdem.core.snapshot import (
     SnapshotError,
     check_envelope,
@@ -20,9 +21,11 @@ from holdem.core.snapshot import (
     text,
     time,
 )
+from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges, Status
 from holdem.wallet.state import Account, CallState, Evidence, RoundStatus, Stake, State
 
-SNAPSHOT_VERSION: Final = 1
+# 2: the seamless bridges (ADR 015); a version 1 snapshot (none) still loads.
+SNAPSHOT_VERSION: Final = 2
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -50,15 +53,23 @@ def dump_state(state: State) -> bytes:
         },
         "applied": applied,
         "horizon": state.horizon,
+        "bridges": {
+            "rounds": {k: _bridge(b) for k, b in state.bridges.rounds.items()},
+            "closed": state.bridges.closed,
+        },
     }
     return orjson.dumps(body)
 
 
 def load_state(raw: bytes) -> State:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
-    return decoding(
-        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
-    )
+
+    def load() -> State:
+        body = orjson.loads(raw)
+        version = body.get("version") if isinstance(body, dict) else None
+        return _load(check_envelope(body, SERVICE, 1 if version == 1 else SNAPSHOT_VERSION))
+
+    return decoding(SERVICE, load)
 
 
 def _load(body: dict[str, Any]) -> State:
@@ -87,7 +98,44 @@ def _load(body: dict[str, Any]) -> State:
     for player_id, keys in mapping(body["applied"]).items():
         state.applied.update((player_id, text(key)) for key in items(keys))
     state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
+    if "bridges" in body or body["version"] > 1:
+        state.bridges = _load_bridges(mapping(body["bridges"]))
     return state
+
+
+def _bridge(b: Bridge) -> list[Any]:
+    request = None if b.request is None else dump(b.request).decode()
+    return [dump(b.debit).decode(), b.status, b.debit_applied, request, b.sent_at]
+
+
+def _load_bridges(body: dict[str, Any]) -> Bridges:
+    bridges = Bridges()
+    for round_id, item in mapping(body["rounds"]).items():
+        debit, status, applied, request, sent_at = items(item, 5)
+        bridge = Bridge(
+            _request(debit, DebitRequested),
+            one_of(*get_args(Status))(status),
+            one_of(False, True)(applied),
+            None if request is None else _request(request, CreditRequested, RollbackRequested),
+            optional(time)(sent_at),
+        )
+        if bridge.round_id != round_id:
+            raise SnapshotError(f"bridge {round_id} holds the debit of {bridge.round_id}")
+        bridges.rounds[round_id] = bridge
+        if bridge.status not in CLOSED:
+            bridges.open.add(round_id)
+        if bridge.status == "debit_pending":
+            bridges.pending[bridge.player_id] = round_id
+    closed = mapping(body["closed"]).items()
+    bridges.closed = {k: [text(v) for v in items(ids)] for k, ids in closed}
+    return bridges
+
+
+def _request(raw: Any, *kinds: type[Any]) -> Any:
+    message = parse("wallet", text(raw))
+    if not isinstance(message, kinds):
+        raise SnapshotError(f"a bridge holds a {message.type}, not a {kinds[0].__name__}")
+    return message
 
 
 def _stake(stake: Stake) -> list[Any]:

@@ -24,8 +24,10 @@ from holdem.core.contracts import (
     StakeTaken,
     WalletRejected,
 )
+from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import verify_commitment
+from holdem.wallet.seamless_state import Bridges
 
 # What the wallet remembers of a player's past (ADR 010), so that its state does not grow with
 # history: his last CLOSED_KEPT paid or refunded rounds and his last COMMANDS_KEPT command ids,
@@ -114,6 +116,7 @@ class State:
     closed: dict[str, list[str]] = field(default_factory=dict)
     answered: dict[str, list[tuple[str, datetime]]] = field(default_factory=dict)
     horizon: dict[str, datetime] = field(default_factory=dict)
+    bridges: Bridges = field(default_factory=Bridges)  # seamless mode only (ADR 015)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
         return self.evidence.get((player_id, round_id or ""), Evidence())
@@ -143,6 +146,10 @@ DELTAS: dict[type[WalletEvent], tuple[int, int, int]] = {
     CallReleased: (1, -1, 0),
     PayoutCredited: (1, 0, -1),
     StakesRefunded: (1, 0, -1),
+    # Seamless mode (ADR 015): the account holds money in transit to and from the operator.
+    SeamlessDebited: (1, 0, 0),
+    SeamlessCredited: (-1, 0, 0),
+    SeamlessRolledBack: (-1, 0, 0),
 }
 
 

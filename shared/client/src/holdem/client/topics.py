@@ -29,6 +29,8 @@ class Topics(BaseModel):
     rejected: str = "holdem.rejected"
     queries: str = "holdem.queries"  # request/reply: the query service's (holdem.query)
     replies: str = "holdem.replies"
+    # The seamless wallet bridge (ADR 015): the operator's wallet's answers to the wallet.
+    seamless_replies: str = "holdem.seamless.replies"
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""

@@ -37,6 +37,12 @@ SERVICES: dict[str, Access] = {
     # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters).
     "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet"), ("replies",)),
 }
+# A seamless-mode wallet (ADR 015) also reads the operator's replies (an input); its requests
+# are on its own topic, which the operator reads already. The operator writes the replies.
+SEAMLESS_WALLET = Access(
+    ("commands", "rounds", "seamless_replies"), ("wallet", "rounds"), ("rounds", "wallet")
+)
+SEAMLESS_OPERATOR_WRITES = ("seamless_replies",)
 OPERATOR_WRITES = ("commands", "queries")
 OPERATOR_READS = ("rounds", "wallet", "rejected", "replies")
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
@@ -66,14 +72,18 @@ class AclError(RuntimeError):
     """The broker refused to create or describe ACLs (not admin? no authorizer?)."""
 
 
-def plan(prefix: str = "") -> list[Acl]:
-    """Every ACL the game needs under topic ``prefix`` (``""`` = the default topic names).
+def plan(prefix: str = "", *, seamless: bool = False) -> list[Acl]:
+    """Every ACL the game needs under topic ``prefix`` (``""`` = the default topic names);
+    ``seamless``: the wallet bridges to the operator's wallet (HOLDEM_WALLET_MODE=seamless).
 
     >>> rules = plan()
     >>> Acl("User:operator", "TOPIC", "holdem.commands", "LITERAL", "WRITE") in rules
     True
     >>> sorted({a.principal for a in rules if a.name == "holdem.dealer.vault"})
     ['User:dealer']
+    >>> sorted({a.operation for a in plan(seamless=True) if a.name == "holdem.seamless.replies"
+    ...         and a.principal == "User:operator"})
+    ['WRITE']
     """
     topics = Topics().with_prefix(prefix) if prefix else Topics()
     scope = f"{prefix}." if prefix else ""
@@ -82,7 +92,8 @@ def plan(prefix: str = "") -> list[Acl]:
     def allow(who: str, resource: str, name: str, operation: str, pattern: str = "LITERAL") -> None:
         rules.add(Acl(f"User:{who}", resource, name, pattern, operation))
 
-    for name, access in SERVICES.items():
+    services = {**SERVICES, "wallet": SEAMLESS_WALLET} if seamless else SERVICES
+    for name, access in services.items():
         for role in {*access.inputs, *access.state_roles}:
             allow(name, "TOPIC", getattr(topics, role), "READ")
         for role in {*access.outputs, "rejected"}:
@@ -93,7 +104,8 @@ def plan(prefix: str = "") -> list[Acl]:
         # The runtime's names: group {scope}holdem-{name}, transactional id ...-{instance}.
         allow(name, "GROUP", f"{scope}holdem-{name}", "READ")
         allow(name, "TRANSACTIONAL_ID", f"{scope}holdem-{name}-", "WRITE", "PREFIXED")
-    for role in OPERATOR_WRITES:
+    writes = (*OPERATOR_WRITES, *SEAMLESS_OPERATOR_WRITES) if seamless else OPERATOR_WRITES
+    for role in writes:
         allow("operator", "TOPIC", getattr(topics, role), "WRITE")
     for role in OPERATOR_READS:
         allow("operator", "TOPIC", getattr(topics, role), "READ")
@@ -193,9 +205,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("action", choices=("plan", "apply", "show"))
     parser.add_argument("--prefix", default="", help="topic prefix (tests, tenants)")
     parser.add_argument("--json", action="store_true", help="JSON instead of a table")
+    parser.add_argument(
+        "--seamless", action="store_true", help="the wallet bridges to the operator's wallet"
+    )
     parser.add_argument("--env", help="admin's env file (else the HOLDEM_KAFKA_* environment)")
     args = parser.parse_args(argv)
-    rules = plan(args.prefix)
+    rules = plan(args.prefix, seamless=args.seamless)
     if args.action != "plan":
         connection = KafkaConnection.from_file(args.env) if args.env else KafkaConnection.from_env()
         if args.action == "apply":

@@ -19,6 +19,7 @@ from holdem.core.contracts import (
     StakesRefunded,
     StakeTaken,
 )
+from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 
 if TYPE_CHECKING:
@@ -38,6 +39,18 @@ MOVES: dict[type[WalletEvent], tuple[int, int, int]] = {  # (available, held, ho
     CallReleased: (1, -1, 0),
     PayoutCredited: (1, 0, -1),
     StakesRefunded: (1, 0, -1),
+    # Seamless mode (ADR 015): money in from the operator's wallet, and back out to it.
+    SeamlessDebited: (1, 0, 0),
+    SeamlessCredited: (-1, 0, 0),
+    SeamlessRolledBack: (-1, 0, 0),
+}
+# What comes from outside the game's books (+) or leaves them (-).
+OUTSIDE = {
+    FundsDeposited: 1,
+    FundsWithdrawn: -1,
+    SeamlessDebited: 1,
+    SeamlessCredited: -1,
+    SeamlessRolledBack: -1,
 }
 
 
@@ -102,7 +115,7 @@ def _conservation_violations(
     """Players' available + held + house = deposits − withdrawals, per currency and mode."""
     outside: dict[tuple[str, str], int] = defaultdict(int)
     for event in events:
-        sign = {FundsDeposited: 1, FundsWithdrawn: -1}.get(type(event), 0)
+        sign = OUTSIDE.get(type(event), 0)
         outside[(event.currency, str(event.mode))] += sign * event.amount
     reported = {_account(e): e.available + e.held for e in events}  # each account's last report
     for book in sorted(set(outside) | set(house)):
@@ -128,7 +141,9 @@ def _round_money_violations(
 ) -> Iterator[str]:
     by_round: dict[RoundKey, list[WalletEvent]] = defaultdict(list)
     for event in events:
-        if event.round_id is not None:
+        # Seamless transfers are the bridge's to audit (audit_seamless): a timed-out debit
+        # is rolled back for a round that never had a BetPlaced.
+        if event.round_id is not None and type(event) not in OUTSIDE:
             by_round[(event.player_id, event.round_id)].append(event)
     for key, moved in sorted(by_round.items()):
         log = rounds.get(key)

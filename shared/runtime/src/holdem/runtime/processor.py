@@ -40,7 +40,16 @@ from holdem.runtime.topics import Topics
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
-ROLES = ("commands", "rounds", "wallet", "vault", "rejected", "queries", "replies")
+ROLES = (
+    "commands",
+    "rounds",
+    "wallet",
+    "vault",
+    "rejected",
+    "queries",
+    "replies",
+    "seamless_replies",
+)
 DECIDE_ATTEMPTS = 3
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
 _ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # the contracts' Id, checked before building one

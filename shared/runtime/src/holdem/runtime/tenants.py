@@ -71,13 +71,14 @@ def operator_principal(tenant: str) -> str:
     return f"operator-{check_tenant(tenant)}"
 
 
-def plan(tenant: str) -> list[acl.Acl]:
+def plan(tenant: str, *, seamless: bool = False) -> list[acl.Acl]:
     """The ACLs of one tenant: the game's plan under its prefix, its operator's rules given to
-    its own principal instead of the shared ``operator``."""
+    its own principal instead of the shared ``operator``; ``seamless``: its wallet bridges to
+    the operator's wallet (ADR 015)."""
     own = f"User:{operator_principal(tenant)}"
     return sorted(
         replace(rule, principal=own) if rule.principal == "User:operator" else rule
-        for rule in acl.plan(tenant)
+        for rule in acl.plan(tenant, seamless=seamless)
     )
 
 
@@ -160,13 +161,15 @@ async def add_user(admin: KafkaConnection, name: str, password: str) -> None:
         raise TenantError("the broker refused the SCRAM user: " + "; ".join(failed))
 
 
-async def add_tenant(admin: KafkaConnection, tenant: str) -> KafkaConnection:
+async def add_tenant(
+    admin: KafkaConnection, tenant: str, *, seamless: bool = False
+) -> KafkaConnection:
     """Create the tenant's operator principal with a new random password, grant the tenant's
     ACLs, and return how that principal connects (same bootstrap and protocol as ``admin``)."""
     name = operator_principal(tenant)
     password = secrets.token_urlsafe(24)
     await add_user(admin, name, password)
-    await acl.apply(admin, plan(tenant))
+    await acl.apply(admin, plan(tenant, seamless=seamless))
     return replace(admin, username=name, password=password)
 
 
@@ -190,14 +193,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tenant")
     parser.add_argument("--env", help="admin's env file (else the HOLDEM_KAFKA_* environment)")
     parser.add_argument("--out", type=Path, help="directory for <principal>.env (add)")
+    parser.add_argument("--seamless", action="store_true", help="its wallet is in seamless mode")
     args = parser.parse_args(argv)
     try:
-        rules = plan(args.tenant)
+        rules = plan(args.tenant, seamless=args.seamless)
         if args.action == "plan":
             print(acl.table(rules))
             return 0
         admin = KafkaConnection.from_file(args.env) if args.env else KafkaConnection.from_env()
-        connection = asyncio.run(add_tenant(admin, args.tenant))
+        connection = asyncio.run(add_tenant(admin, args.tenant, seamless=args.seamless))
     except TenantError as error:
         print(f"tenants: {error}", file=sys.stderr)
         return 2

@@ -45,6 +45,22 @@ from holdem.core.contracts.rounds import (
     RoundVoided,
     Settled,
 )
+from holdem.core.contracts.seamless import (
+    SEAMLESS_MOVES,
+    SEAMLESS_REPLIES,
+    SEAMLESS_REQUESTS,
+    Credited,
+    CreditRequested,
+    Debited,
+    DebitRejected,
+    DebitRequested,
+    ReplyRefused,
+    RollbackRequested,
+    RolledBack,
+    SeamlessCredited,
+    SeamlessDebited,
+    SeamlessRolledBack,
+)
 from holdem.core.contracts.wallet import (
     CallCaptured,
     CallHeld,
@@ -81,8 +97,20 @@ WalletMessage: TypeAlias = Annotated[
     | CallReleased
     | PayoutCredited
     | StakesRefunded
-    | WalletRejected,
+    | WalletRejected
+    | SeamlessDebited
+    | SeamlessCredited
+    | SeamlessRolledBack
+    # The seamless wallet bridge (ADR 015): its requests to the operator's wallet.
+    | DebitRequested
+    | CreditRequested
+    | RollbackRequested
+    | ReplyRefused,
     Field(discriminator="type"),
+]
+# The operator's wallet's answers (ADR 015).
+SeamlessReplyMessage: TypeAlias = Annotated[
+    Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
@@ -107,6 +135,7 @@ UNIONS: dict[str, Any] = {
     "rejected": RejectedMessage,
     "queries": AnyQuery,
     "replies": AnyReply,
+    "seamless_replies": SeamlessReplyMessage,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
 
@@ -119,6 +148,7 @@ ALL_MODELS: tuple[type[Message], ...] = (
     MessageRejected,
     OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
+    *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
 )  # fmt: skip
 
 
@@ -213,6 +243,7 @@ __all__ = [
     "RoundSummaryReply",
     "RoundView",
     "RoundVoided",
+    "SeamlessReplyMessage",
     "Settled",
     "StakeTaken",
     "StakesRefunded",

@@ -1,0 +1,342 @@
+"""The wallet in seamless mode (ADR 015): the operator's wallet holds the money, ours bridges to it.
+
+A bet is admitted as in transfer mode (limits, auto-adjust) but its stakes are asked of the
+operator in one DebitRequested; the round starts (BetPlaced, StakeTaken, CallHeld) only once the
+operator's Debited is checked against it. The round ends in one CreditRequested (Settled) or one
+RollbackRequested (RoundVoided, or a debit unanswered by its deadline), re-sent with the same
+tx_id until acknowledged. Every reply is checked against the request it claims to answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+
+from holdem.core.contracts import (
+    CallReleased,
+    Deposit,
+    Message,
+    PayoutCredited,
+    PlaceBet,
+    Reason,
+    RoundVoided,
+    Settled,
+    StakesRefunded,
+    Withdraw,
+)
+from holdem.core.contracts.seamless import (
+    Credited,
+    CreditRequested,
+    Debited,
+    DebitRejected,
+    DebitRejection,
+    DebitRequested,
+    ReplyRefusal,
+    ReplyRefused,
+    RollbackRequested,
+    RolledBack,
+    SeamlessCredited,
+    SeamlessDebited,
+    SeamlessReply,
+    SeamlessRolledBack,
+)
+from holdem.core.decider import Context
+from holdem.core.limits import AdjustedBets, Adjustment
+from holdem.wallet.decide import (
+    CALL_MULTIPLE,
+    Refusal,
+    Table,
+    _admit,
+    _check_duplicate,
+    _take_stakes,
+    _wallet_rejected,
+    bet_refused,
+    decide,
+    fingerprint,
+)
+from holdem.wallet.ledger import Ledger
+from holdem.wallet.seamless_state import (
+    OUTSTANDING_MAX,
+    Bridge,
+    Request,
+    TxKind,
+    fold_bridge,
+    tx_id,
+)
+from holdem.wallet.state import AccountKey, State, evolve
+
+# The operator's refusal, as the BetRejected reason the player's client already knows; the
+# operator's own code leads the detail ("operator wallet: session_expired ...").
+REJECTION_REASONS: dict[DebitRejection, Reason] = {
+    DebitRejection.INSUFFICIENT_FUNDS: Reason.INSUFFICIENT_FUNDS,
+    DebitRejection.LIMIT_EXCEEDED: Reason.INSUFFICIENT_FUNDS,
+    DebitRejection.SESSION_EXPIRED: Reason.INVALID,
+    DebitRejection.PLAYER_BLOCKED: Reason.INVALID,
+    DebitRejection.OTHER: Reason.INVALID,
+}
+_KINDS: dict[type[SeamlessReply], TxKind] = {
+    Debited: "debit",
+    DebitRejected: "debit",
+    Credited: "credit",
+    RolledBack: "rollback",
+}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How long a debit may wait for its answer, and how often an unanswered credit or
+    rollback is sent again."""
+
+    debit_timeout: timedelta = timedelta(seconds=10)
+    retry_after: timedelta = timedelta(seconds=5)
+
+
+def evolve_seamless(state: State, event: Message) -> State:
+    """The transfer-mode fold, plus the bridges: the requests the wallet sent, the answers it
+    recorded; a bridge forgotten takes its idempotency keys with it."""
+    evolve(state, event)
+    state.applied.difference_update(fold_bridge(state.bridges, event))
+    return state
+
+
+def bind_seamless(
+    table: Table, timing: Timing
+) -> Callable[[State, Message, Context], list[Message]]:
+    def decide_seamless(state: State, message: Message, ctx: Context) -> list[Message]:
+        if isinstance(message, PlaceBet):
+            return _place_bet(state, message, ctx, table, timing)
+        if isinstance(message, Deposit | Withdraw):
+            return _no_transfers(state, message, ctx)
+        if isinstance(message, SeamlessReply):
+            return _on_reply(state, message, ctx)
+        events = decide(state, message, ctx, table=table)
+        if isinstance(message, Settled | RoundVoided):
+            events += _end_round(state, message, events, ctx)
+        return events
+
+    return decide_seamless
+
+
+def on_tick(state: State, ctx: Context, timing: Timing) -> list[Message]:
+    """Roll back the debits unanswered past their deadline; send again the credits and
+    rollbacks unacknowledged for ``timing.retry_after``."""
+    events: list[Message] = []
+    for round_id in sorted(state.bridges.open):  # sorted: the same state gives the same events
+        bridge = state.bridges.rounds[round_id]
+        if bridge.status == "debit_pending" and ctx.now >= bridge.debit.expires_at:
+            events += _expire(state, bridge, ctx)
+        elif (
+            bridge.request is not None
+            and bridge.sent_at is not None
+            and ctx.now >= bridge.sent_at + timing.retry_after
+        ):
+            events.append(_resend(bridge.request, ctx))
+    return events
+
+
+def _resend(request: Request, ctx: Context) -> Request:
+    """The same request (its tx_id, cause and correlation), as a new record of this tick."""
+    cause = request.causation_id or request.event_id
+    seed = f"resend/{request.tx_id}/{ctx.now.isoformat()}"
+    envelope = Context(ctx.now, cause, request.correlation_id, seed=seed).envelope(
+        request.player_id, request.round_id
+    )
+    return type(request).model_validate({**request.model_dump(), **envelope})
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def _place_bet(
+    state: State, command: PlaceBet, ctx: Context, table: Table, timing: Timing
+) -> list[Message]:
+    player_id, round_id = command.player_id, command.round_id
+    try:
+        if _check_duplicate(state, command, ctx):
+            return []
+        bridge = state.bridges.rounds.get(round_id)
+        if bridge is not None:
+            if bridge.player_id == player_id and bridge.debit.fingerprint == fingerprint(command):
+                return []  # sent again while its debit waits: the debit answers both
+            raise Refusal(Reason.ROUND_EXISTS, f"round {round_id} already has a bet")
+        pending = state.bridges.pending.get(player_id)
+        if pending is not None:
+            raise Refusal(Reason.ROUND_IN_PROGRESS, f"round {pending} awaits the operator's debit")
+        if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
+            detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
+            raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
+        bets = _admit(state, command, table, funds=False)
+    except Refusal as refusal:
+        return bet_refused(command, ctx, refusal)
+    call_hold = CALL_MULTIPLE * bets.ante
+    debit = DebitRequested(
+        **ctx.envelope(player_id, round_id),
+        tx_id=tx_id(player_id, round_id, "debit"),
+        currency=command.currency,
+        mode=command.mode,
+        amount=bets.ante + bets.aa_bonus + call_hold,
+        ante=bets.ante,
+        aa_bonus=bets.aa_bonus,
+        call_hold=call_hold,
+        command_id=command.command_id,
+        requested_ante=command.ante,
+        requested_aa_bonus=command.aa_bonus,
+        fingerprint=fingerprint(command),
+        expires_at=ctx.now + timing.debit_timeout,
+    )
+    return [debit]
+
+
+def _no_transfers(state: State, command: Deposit | Withdraw, ctx: Context) -> list[Message]:
+    try:
+        if _check_duplicate(state, command, ctx):
+            return []
+        raise Refusal(
+            Reason.INVALID, "seamless wallet: the operator's wallet holds the money, not this one"
+        )
+    except Refusal as refusal:
+        return [_wallet_rejected(command, ctx, refusal)]
+
+
+# --- the operator's replies -----------------------------------------------------------------
+
+
+def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]:
+    kind = _KINDS[type(reply)]
+    bridge = state.bridges.of(reply.player_id, reply.round_id)
+    if bridge is None or reply.tx_id != tx_id(reply.player_id, reply.round_id, kind):
+        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} {reply.tx_id}")]
+    expected = bridge.request.amount if kind == "credit" and bridge.request else bridge.debit.amount
+    if (reply.amount, reply.currency) != (expected, bridge.debit.currency):
+        detail = f"asked {expected} {bridge.debit.currency}, got {reply.amount} {reply.currency}"
+        return [_refused(reply, ctx, ReplyRefusal.MISMATCH, detail)]
+    if isinstance(reply, Debited | DebitRejected):
+        return _on_debit_answer(state, bridge, reply, ctx)
+    wanted = "crediting" if kind == "credit" else "rolling_back"
+    done = "credited" if kind == "credit" else "rolled_back"
+    if bridge.status == done:
+        return []  # the same acknowledgement again
+    if bridge.status != wanted:
+        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} was asked")]
+    ledger = Ledger(state, _account(bridge), ctx)
+    key, r = f"seamless_{done}:{bridge.round_id}", bridge.round_id
+    if isinstance(reply, Credited):
+        return [ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)]
+    # What the debit put in the ledger goes back out; a debit never applied put in nothing.
+    taken = bridge.debit.amount if bridge.debit_applied else 0
+    return [ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)]
+
+
+def _on_debit_answer(
+    state: State, bridge: Bridge, reply: Debited | DebitRejected, ctx: Context
+) -> list[Message]:
+    if bridge.status == "debit_pending":
+        if isinstance(reply, Debited):
+            return _apply_debit(state, bridge, ctx)
+        reason = REJECTION_REASONS[reply.reason]
+        detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
+        return bet_refused(_bet_of(bridge.debit), ctx, Refusal(reason, detail[:500]))
+    if bridge.debit_applied == isinstance(reply, Debited):
+        return []  # the same answer again, or a refusal that the rollback made true
+    detail = f"the debit is {bridge.status.replace('_', ' ')}: this answer changes nothing"
+    return [_refused(reply, ctx, ReplyRefusal.SUPERSEDED, detail)]
+
+
+def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
+    debit = bridge.debit
+    ledger = Ledger(state, _account(bridge), ctx)
+    key = f"seamless_debited:{debit.round_id}"
+    debited = ledger.move(SeamlessDebited, key, debit.amount, debit.round_id, tx_id=debit.tx_id)
+    adjustments = []
+    if debit.ante != debit.requested_ante:
+        adjustments.append(Adjustment("ante", debit.requested_ante, debit.ante))
+    if debit.aa_bonus != debit.requested_aa_bonus:
+        adjustments.append(Adjustment("aa_bonus", debit.requested_aa_bonus, debit.aa_bonus))
+    bets = AdjustedBets(debit.ante, debit.aa_bonus, tuple(adjustments))
+    placed = _take_stakes(state, _bet_of(debit), ctx, bets, ledger, digest=debit.fingerprint)
+    return [debited, *placed]
+
+
+def _bet_of(debit: DebitRequested) -> PlaceBet:
+    """The PlaceBet the debit was asked for, as the wallet admitted it."""
+    return PlaceBet(
+        event_id=debit.causation_id or debit.event_id,
+        command_id=debit.command_id,
+        player_id=debit.player_id,
+        round_id=debit.round_id,
+        occurred_at=debit.occurred_at,
+        currency=debit.currency,
+        mode=debit.mode,
+        ante=debit.requested_ante,
+        aa_bonus=debit.requested_aa_bonus,
+    )
+
+
+def _refused(reply: SeamlessReply, ctx: Context, reason: ReplyRefusal, detail: str) -> Message:
+    return ReplyRefused(
+        **ctx.envelope(reply.player_id, reply.round_id),
+        reply_id=reply.event_id,
+        reply_type=str(getattr(reply, "type", "")),
+        tx_id=reply.tx_id,
+        reason=reason,
+        detail=detail[:500],
+    )
+
+
+# --- the end of a round ---------------------------------------------------------------------
+
+
+def _end_round(
+    state: State, message: Settled | RoundVoided, events: list[Message], ctx: Context
+) -> list[Message]:
+    """One credit when the wallet paid a Settled, one rollback when it refunded a void."""
+    bridge = state.bridges.of(message.player_id, message.round_id)
+    if bridge is None or bridge.status != "debited":
+        return []
+    player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
+    common = {"currency": debit.currency, "mode": debit.mode, "debit_tx_id": debit.tx_id}
+    if isinstance(message, Settled):
+        paid = [e for e in events if isinstance(e, PayoutCredited)]
+        if not paid:
+            return []  # refused (ADR 008): nothing to pay yet
+        # The call hold the player did not use comes back with the payout, in one credit.
+        released = sum(e.amount for e in events if isinstance(e, CallReleased))
+        stake = state.round_of(player_id, round_id)
+        if stake is not None and stake.call == "released":
+            released += stake.call_hold
+        credit = tx_id(player_id, round_id, "credit")
+        amount = paid[0].amount + released
+        return [
+            CreditRequested(
+                **ctx.envelope(player_id, round_id), tx_id=credit, amount=amount, **common
+            )
+        ]
+    if not any(isinstance(e, StakesRefunded) for e in events):
+        return []
+    rollback = tx_id(player_id, round_id, "rollback")
+    envelope = ctx.envelope(player_id, round_id)
+    return [RollbackRequested(**envelope, tx_id=rollback, amount=debit.amount, **common)]
+
+
+def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
+    """The debit's deadline passed unanswered: roll it back and refuse the bet (ids derive from
+    the debit, so the same expiry decided twice is recognisably one)."""
+    debit = bridge.debit
+    own = Context(ctx.now, debit.event_id, debit.correlation_id, seed=f"expire/{debit.tx_id}")
+    rollback = RollbackRequested(
+        **own.envelope(debit.player_id, debit.round_id),
+        tx_id=tx_id(debit.player_id, debit.round_id, "rollback"),
+        currency=debit.currency,
+        mode=debit.mode,
+        amount=debit.amount,
+        debit_tx_id=debit.tx_id,
+    )
+    timeout = Refusal(
+        Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
+    )
+    return [rollback, *bet_refused(_bet_of(debit), own, timeout)]
+
+
+def _account(bridge: Bridge) -> AccountKey:
+    return (bridge.player_id, bridge.debit.currency, bridge.debit.mode)

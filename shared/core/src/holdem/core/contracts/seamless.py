@@ -1,0 +1,177 @@
+"""The seamless wallet bridge (ADR 015): the wallet asks the operator's wallet to move money on
+``holdem.wallet`` (its record of the bridge, in one order with the answers it accepted there),
+and the operator answers on ``holdem.seamless.replies``. Every topic is keyed by player_id.
+
+A round has at most three transactions, each with a stable id derived from (player, round, kind):
+one debit (ante + AA Bonus + the call hold) before the round exists, then either one credit
+(payout + the unused call hold, even 0) or one rollback (of the whole debit). A request is sent
+again with the same ``tx_id`` until it is answered: the operator must apply a ``tx_id`` once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode
+from holdem.core.contracts.wallet import Fingerprint, WalletEvent
+
+
+class SeamlessRequest(Message):
+    """Wallet → operator: move ``amount`` for ``round_id`` once, whatever the number of sends."""
+
+    TOPIC: ClassVar[str] = "wallet"
+    round_id: Id
+    tx_id: Id
+    currency: Currency
+    mode: Mode = Mode.REAL
+    amount: Amount
+
+
+class DebitRequested(SeamlessRequest):
+    """Take the round's stakes from the player: ante + AA Bonus + call hold (2 × ante), as the
+    table admitted them. Unanswered by ``expires_at``, the wallet rolls it back."""
+
+    type: Literal["seamless.debit_requested"] = "seamless.debit_requested"
+    version: Literal[1] = 1
+    ante: Amount
+    aa_bonus: Amount
+    call_hold: Amount
+    # The PlaceBet behind it: the wallet places the bet from these once debited.
+    command_id: Id
+    requested_ante: Amount
+    requested_aa_bonus: Amount
+    fingerprint: Fingerprint  # the wallet's digest of the PlaceBet (recognises a resend)
+    expires_at: datetime
+
+
+class CreditRequested(SeamlessRequest):
+    """Pay the player what the round returned plus the call hold it did not use (0 included:
+    the operator's books close every settled round)."""
+
+    type: Literal["seamless.credit_requested"] = "seamless.credit_requested"
+    version: Literal[1] = 1
+    debit_tx_id: Id
+
+
+class RollbackRequested(SeamlessRequest):
+    """Cancel the debit ``debit_tx_id``: the round was voided, or its debit was not answered in
+    time. The operator reverses it if it applied it, and refuses it forever if it did not."""
+
+    type: Literal["seamless.rollback_requested"] = "seamless.rollback_requested"
+    version: Literal[1] = 1
+    debit_tx_id: Id
+
+
+class ReplyRefusal(StrEnum):
+    UNKNOWN_TRANSACTION = "unknown_transaction"  # no such tx_id outstanding for this player
+    MISMATCH = "mismatch"  # round, amount or currency differ from the request
+    SUPERSEDED = "superseded"  # e.g. a Debited after the wallet asked for its rollback
+
+
+class ReplyRefused(Message):
+    """Wallet → operator: a reply that moved nothing, and why (nothing is trusted because it
+    arrived on the replies topic)."""
+
+    TOPIC: ClassVar[str] = "wallet"
+    type: Literal["seamless.reply_refused"] = "seamless.reply_refused"
+    version: Literal[1] = 1
+    reply_id: Id  # the refused reply's event_id
+    reply_type: str
+    tx_id: Id
+    reason: ReplyRefusal
+    detail: str = ""
+
+
+class SeamlessReply(Message):
+    """Operator → wallet: the answer to the request ``tx_id`` (same round, amount, currency)."""
+
+    TOPIC: ClassVar[str] = "seamless_replies"
+    round_id: Id
+    tx_id: Id
+    currency: Currency
+    amount: Amount
+    balance: Balance | None = None  # the player's balance at the operator after it, if shared
+
+
+class Debited(SeamlessReply):
+    type: Literal["seamless.debited"] = "seamless.debited"
+    version: Literal[1] = 1
+
+
+class DebitRejection(StrEnum):
+    """Why an operator refuses a debit: stable codes the wallet maps to a BetRejected."""
+
+    INSUFFICIENT_FUNDS = "insufficient_funds"
+    LIMIT_EXCEEDED = "limit_exceeded"  # a responsible-gaming or loss limit
+    SESSION_EXPIRED = "session_expired"
+    PLAYER_BLOCKED = "player_blocked"
+    OTHER = "other"
+
+
+class DebitRejected(SeamlessReply):
+    type: Literal["seamless.debit_rejected"] = "seamless.debit_rejected"
+    version: Literal[1] = 1
+    reason: DebitRejection
+    detail: str = ""
+
+
+class Credited(SeamlessReply):
+    type: Literal["seamless.credited"] = "seamless.credited"
+    version: Literal[1] = 1
+
+
+class RolledBack(SeamlessReply):
+    type: Literal["seamless.rolled_back"] = "seamless.rolled_back"
+    version: Literal[1] = 1
+
+
+class SeamlessMove(WalletEvent):
+    """The wallet's record of an operator's answer it accepted; its ledger account is then
+    money in transit: a debit puts the stakes in, a credit or rollback takes what is owed out."""
+
+    tx_id: Id
+
+
+class SeamlessDebited(SeamlessMove):
+    type: Literal["wallet.seamless_debited"] = "wallet.seamless_debited"
+    version: Literal[1] = 1
+
+
+class SeamlessCredited(SeamlessMove):
+    type: Literal["wallet.seamless_credited"] = "wallet.seamless_credited"
+    version: Literal[1] = 1
+
+
+class SeamlessRolledBack(SeamlessMove):
+    """``amount`` is what the debit had put in (0 if the debit was never applied here)."""
+
+    type: Literal["wallet.seamless_rolled_back"] = "wallet.seamless_rolled_back"
+    version: Literal[1] = 1
+
+
+SEAMLESS_REQUESTS = (DebitRequested, CreditRequested, RollbackRequested, ReplyRefused)
+SEAMLESS_REPLIES = (Debited, DebitRejected, Credited, RolledBack)
+SEAMLESS_MOVES = (SeamlessDebited, SeamlessCredited, SeamlessRolledBack)
+__all__ = [
+    "SEAMLESS_MOVES",
+    "SEAMLESS_REPLIES",
+    "SEAMLESS_REQUESTS",
+    "CreditRequested",
+    "Credited",
+    "DebitRejected",
+    "DebitRejection",
+    "DebitRequested",
+    "Debited",
+    "ReplyRefusal",
+    "ReplyRefused",
+    "RollbackRequested",
+    "RolledBack",
+    "SeamlessCredited",
+    "SeamlessDebited",
+    "SeamlessMove",
+    "SeamlessReply",
+    "SeamlessRequest",
+    "SeamlessRolledBack",
+]

@@ -1,0 +1,109 @@
+"""The seamless wallet mode on a real broker (ADR 015): dealer, wallet (seamless) and settlement
+as their principals, the reference operator wallet as the operator principal, answering with
+silence, lost answers, duplicates and delays; the wallet is restarted while rounds are open.
+The audit then finds every round settled or rolled back once, every debit ended once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from support.kafka import Cluster
+from support.messages import command
+from support.rounds import RoundEvents, deck_for
+from support.stack import Stack
+
+from holdem.client.seamless_run import serve
+from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
+from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound
+from holdem.core.contracts.seamless import CreditRequested, DebitRequested, SeamlessCredited
+from holdem.runtime.topics import Topics
+
+pytestmark = pytest.mark.kafka
+
+OPENING = 10_000
+FAULTS = Faults(silence=0.15, drop=0.25, duplicate=0.4, max_delay=4)
+SEAMLESS = {"wallet_mode": "seamless", "seamless_debit_timeout_s": 3.0, "seamless_retry_s": 1.0}
+
+
+@pytest.fixture
+async def bridged(kafka: Cluster) -> AsyncIterator[tuple[Stack, FaultyOperator]]:
+    stack = Stack(kafka, Topics.unique("seamless"), wallet_settings=dict(SEAMLESS))
+    await stack.open()
+    operator = FaultyOperator(OperatorWallet(opening=OPENING), FAULTS, seed=11)
+    stopping = asyncio.Event()
+    task = asyncio.create_task(
+        serve(kafka.operator, stack.topics, operator, step_s=0.2, stopping=stopping)
+    )
+    try:
+        yield stack, operator
+    finally:
+        stopping.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 10)
+        await stack.close()
+    if task.done() and task.exception() is not None:
+        raise task.exception()  # type: ignore[misc]
+
+
+async def bet(stack: Stack, player: str) -> str:
+    round_id = f"{player}-{uuid.uuid4().hex[:6]}"
+    game = RoundEvents(deck=deck_for("AcAd", "KcQd", "2h7s9dJs3c"))  # the player wins
+    stack.decks.push(game.deck, game.salt)
+    await stack.send(
+        command(PlaceBet, player, round_id=round_id, currency="EUR", ante=10, aa_bonus=5)
+    )
+    return round_id
+
+
+async def outcome(stack: Stack, player: str, round_id: str) -> str:
+    """round.dealt or round.bet_rejected, whichever the wallet's bridge led to."""
+
+    def first() -> str | None:
+        kinds = {m.type for m in stack.events(player) if m.round_id == round_id}
+        return next((k for k in ("round.dealt", "round.bet_rejected") if k in kinds), None)
+
+    found: str = await stack.wait_for(first, f"the deal or refusal of {round_id}")
+    return found
+
+
+async def test_every_round_ends_once_and_every_debit_once_under_operator_faults(
+    bridged: tuple[Stack, FaultyOperator],
+) -> None:
+    stack, operator = bridged
+    players = [f"s-{uuid.uuid4().hex[:8]}-{n}" for n in range(8)]
+    rounds = {player: await bet(stack, player) for player in players}
+    await asyncio.sleep(0.5)
+    await stack.restart("wallet")  # debits and credits in flight: rebuilt from snapshot and log
+    dealt = []
+    for n, player in enumerate(players):
+        if await outcome(stack, player, rounds[player]) != "round.dealt":
+            continue
+        dealt.append(player)
+        decision = (Call, Fold, VoidRound)[n % 3]
+        await stack.send(command(decision, player, round_id=rounds[player]))
+    assert dealt, "no debit was answered in time: the faults are too harsh for the test"
+    await stack.assert_sound(*players, timeout=60)  # also waits for every credit and rollback
+
+    # What the operator's books say: each credited round cost its debit and paid its credit;
+    # a rolled-back or refused round cost nothing.
+    for player in players:
+        records = [r.message for r in stack.records(player)]
+        credited = {m.round_id for m in records if isinstance(m, SeamlessCredited)}
+        debits = {m.round_id: m.amount for m in records if isinstance(m, DebitRequested)}
+        credits = {m.round_id: m.amount for m in records if isinstance(m, CreditRequested)}
+        expected = OPENING + sum(credits[r] - debits[r] for r in credited)
+        assert operator.wallet.balance(player, "EUR") == expected, player
+    assert sum(operator.stats.values()) > 0, "no fault was injected"
+    # Deposits are the operator's wallet's business in this mode.
+    deposit = command(Deposit, players[0], currency="EUR", amount=100)
+    await stack.send(deposit)
+
+    def refusal() -> object:
+        found = [m for m in stack.events(players[0], "wallet") if m.type == "wallet.rejected"]
+        return next((m for m in found if m.command_id == deposit.command_id), None)
+
+    assert "seamless" in (await stack.wait_for(refusal, "the deposit's refusal")).detail
