@@ -87,8 +87,12 @@ class ServiceLoop:
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
 
-    async def start(self) -> None:
+    async def refuse_duplicate(self) -> None:
+        """Before anything of this instance touches Kafka's transactions: a twin's producer
+        would fence the live instance's (the live one would end, exit 70)."""
         await refuse_duplicate(self.settings, self.group_id, self.client_id)
+
+    async def start(self) -> None:
         inputs = [self.processor.topic_of(role) for role in self.processor.spec.inputs]
         self.consumer = AIOKafkaConsumer(
             **self.settings.connection.kwargs(),
