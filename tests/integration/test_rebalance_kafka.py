@@ -10,6 +10,7 @@ wallet (the service with money in its state) on a real broker.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import time
 from collections import Counter
@@ -245,3 +246,38 @@ async def test_a_stopped_instance_hands_its_partitions_over_within_seconds(
           f"{seconds:.1f}s later (noisy: a shared machine)")  # fmt: skip
     assert code == 0, code
     assert seconds < HANDOVER_BOUND_S, f"hand-over took {seconds:.1f}s: it waited for a timeout"
+
+
+async def test_two_instances_each_own_the_same_partitions_of_every_input_topic(
+    launcher: Launcher,
+) -> None:
+    """A player's commands and round events (same key, same partition number) go to one owner:
+    with aiokafka's default round-robin assignor, one instance decided a Call against a state
+    that had not seen the round its twin dealt (unknown_round after the Dealt)."""
+    await launcher.start(["wallet"])
+    await launcher.add("wallet")
+    deadline = time.monotonic() + EXIT_WITHIN_S
+    while True:  # until both logged the same generation's assignment: disjoint, complete
+        owned = [assigned(launcher.services[label]) for label in ("wallet", "wallet-1")]
+        topics = {topic for each in owned for topic, _ in each}
+        every = {(t, p) for t in topics for p in range(PARTITIONS)}
+        if not owned[0] & owned[1] and owned[0] | owned[1] == every:
+            break
+        assert time.monotonic() < deadline, owned
+        await asyncio.sleep(0.2)
+    print(f"\nassignments: {owned}")
+    for each in owned:
+        numbers = {partition for _, partition in each}
+        assert each == {(t, p) for t in topics for p in numbers}, owned
+
+
+def assigned(service: ServiceProcess) -> set[tuple[str, int]]:
+    """The instance's last assignment, from the consumer's own log line."""
+    lines = [
+        line
+        for line in service.log_path.read_text().splitlines()
+        if "Setting newly assigned partitions" in line
+    ]
+    assert lines, service.log_tail()
+    found = re.findall(r"TopicPartition\(topic='([^']+)', partition=(\d+)\)", lines[-1])
+    return {(topic, int(partition)) for topic, partition in found}

@@ -18,6 +18,7 @@ from typing import Any
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
 from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, TransactionalOutbox
@@ -40,6 +41,11 @@ class DuplicateInstanceError(RuntimeError):
     """Another live instance already runs with this service's instance id."""
 
 
+class SplitAssignmentError(RuntimeError):
+    """An assignment that gives this instance a partition of one input topic and not the same
+    partition of the others: its state would miss the other owner's records."""
+
+
 class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
     """Rebuild the state of exactly the assigned partitions before any of their records is
     decided; a revoke waits for the batch in flight to commit, then forgets the state."""
@@ -58,7 +64,14 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
         # aiokafka only logs what a listener raises and goes on with the assignment: a state
         # that could not be rebuilt must end the process instead of being decided against.
         try:
-            await self.loop.rebuild(sorted({tp.partition for tp in assigned}))
+            partitions = sorted({tp.partition for tp in assigned})
+            inputs = self.loop.input_topics()
+            whole = {TopicPartition(t, p) for t in inputs for p in partitions}
+            if set(assigned) != whole:
+                raise SplitAssignmentError(
+                    f"assigned {sorted(assigned)}, not every input topic of partitions {partitions}"
+                )
+            await self.loop.rebuild(partitions)
         except Exception as error:
             self.loop.fatal(error)
 
@@ -92,8 +105,11 @@ class ServiceLoop:
         would fence the live instance's (the live one would end, exit 70)."""
         await refuse_duplicate(self.settings, self.group_id, self.client_id)
 
+    def input_topics(self) -> list[str]:
+        return [self.processor.topic_of(role) for role in self.processor.spec.inputs]
+
     async def start(self) -> None:
-        inputs = [self.processor.topic_of(role) for role in self.processor.spec.inputs]
+        inputs = self.input_topics()
         self.consumer = AIOKafkaConsumer(
             **self.settings.connection.kwargs(),
             group_id=self.group_id,
@@ -105,6 +121,10 @@ class ServiceLoop:
             max_poll_records=MAX_BATCH,
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_MS,
+            # Co-partitioned: range gives each member the same partition numbers of every input
+            # topic (equal counts, one subscription), so one instance owns all of a player's
+            # records; aiokafka's default (round robin) split them between two owners.
+            partition_assignment_strategy=(RangePartitionAssignor,),
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
         await self.consumer.start()
