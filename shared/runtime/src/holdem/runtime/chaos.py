@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import random
 import statistics
 import sys
@@ -39,7 +40,8 @@ MIXED = ("basic", "basic-bonus", "always-call", "coin")  # "coin": call or fold 
 SUPERVISE_S = 0.5
 DOWN_S = (0.0, 2.0)
 ROOM = 20  # a plan's rounds, in shares of the target
-VOID_EVERY = 40  # a killed instance or broker stays dead this long (uniform)
+VOID_EVERY = 40
+PROGRESS_S = 30.0  # a killed instance or broker stays dead this long (uniform)
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,20 @@ async def fire(
     return fired
 
 
+async def report_progress(figures: Figures, target: int) -> None:
+    """A plain line every PROGRESS_S: how far the phase is, what it has done."""
+    began = time.monotonic()
+    while True:
+        await asyncio.sleep(PROGRESS_S)
+        t = figures.tally
+        print(
+            f"progress [{figures.phase}] {time.monotonic() - began:.0f}s: {t.rounds} of {target}+ "
+            f"rounds, {t.open} open, {len(figures.kills)} SIGKILLs, "
+            f"{len(figures.broker_kills)} broker kills, {len(figures.restarts)} restarts",
+            flush=True,
+        )
+
+
 async def run_phase(
     config: Config, broker: LocalBroker, name: str, rounds: int, kills: int, broker_kills: int
 ) -> Figures:
@@ -273,6 +289,7 @@ async def run_phase(
             play(client, plan, strategy(s, config.seed), stop, figures.tally) for plan, s in plans
         ]
         load: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*loads))
+        progress = asyncio.create_task(report_progress(figures, rounds))
         fired = await fire(actions, figures.tally, load)
         while figures.tally.rounds < rounds and not load.done():  # noqa: ASYNC110
             await asyncio.sleep(0.2)
@@ -280,6 +297,7 @@ async def run_phase(
         await load
         figures.tally.started = started
         watch.cancel()
+        progress.cancel()
         records = await read_run(kafka["admin"], topics)
     figures.seconds = time.monotonic() - started
     report = check(records)
@@ -351,6 +369,8 @@ def parse_args(argv: list[str] | None) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
+    # The operator client's reconnect chatter during a broker's death: the figures say it all.
+    logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     print(f"chaos: seed {config.seed}, logs in {config.log_dir}", flush=True)
     started = time.monotonic()
     figures = asyncio.run(run(config))
