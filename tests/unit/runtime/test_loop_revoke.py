@@ -6,6 +6,7 @@ a batch in hand, the revoke resets the state, then the batch reaches ``_decide``
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,20 @@ class CommittingOutbox(ListOutbox):
         self.commits.append(dict(offsets))
 
 
+GENERATION = 4
+
+
+class Coordinator:  # what the loop reads of aiokafka's group coordinator
+    def __init__(self) -> None:
+        self.generation = GENERATION
+        self._rejoin_needed_fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+
+class Member:
+    def __init__(self) -> None:
+        self._coordinator = Coordinator()
+
+
 @dataclass
 class Fetched:  # what getmany hands over: enough of aiokafka's ConsumerRecord
     offset: int
@@ -59,7 +74,8 @@ def loop_knowing_round_r1() -> tuple[ServiceLoop, CommittingOutbox]:
     processor.fold(Topics().rounds, dump(done), PLAYER.encode(), PARTITION)
     settings = RuntimeSettings(partitions=PARTITIONS, snapshot_interval_s=0)
     loop = ServiceLoop(processor, outbox, settings, fatal=lambda error: None)  # type: ignore[arg-type]
-    loop.ready = True  # as after the assignment's rebuild
+    loop.consumer = Member()  # type: ignore[assignment]
+    loop.generation, loop.ready = GENERATION, True  # as after the assignment's rebuild
     return loop, outbox
 
 
@@ -100,3 +116,25 @@ async def test_before_the_revoke_the_batch_is_decided_against_the_whole_state() 
 
     assert outbox.records == []  # r1 is known: nothing to answer
     assert outbox.commits == [{TopicPartition(Topics().commands, PARTITION): 8}]
+
+
+async def test_a_member_evicted_while_busy_decides_nothing_until_it_is_assigned_again() -> None:
+    """Its heartbeat learnt the group moved on (generation reset): a new owner may already be
+    deciding these records, and aiokafka would not refuse this member's offsets."""
+    loop, outbox = loop_knowing_round_r1()
+    loop.processor.reset()  # a state that would answer r1 if asked
+    loop.consumer._coordinator.generation = -1  # type: ignore[union-attr]
+
+    await loop._decide(fetched_call())
+
+    assert outbox.records == [] and outbox.commits == []
+
+
+async def test_a_rebalance_pending_holds_the_batch_back_too() -> None:
+    loop, outbox = loop_knowing_round_r1()
+    loop.processor.reset()
+    loop.consumer._coordinator._rejoin_needed_fut.set_result(None)  # type: ignore[union-attr]
+
+    await loop._decide(fetched_call())
+
+    assert outbox.records == [] and outbox.commits == []

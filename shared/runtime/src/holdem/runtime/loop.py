@@ -71,6 +71,7 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
                 raise SplitAssignmentError(
                     f"assigned {sorted(assigned)}, not every input topic of partitions {partitions}"
                 )
+            self.loop.generation = self.loop.current_generation()
             await self.loop.rebuild(partitions)
         except Exception as error:
             self.loop.fatal(error)
@@ -94,6 +95,7 @@ class ServiceLoop:
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
         self.ready = False
+        self.generation: int | None = None  # the group generation the state was rebuilt for
         self.batches = 0
         self.consumer: AIOKafkaConsumer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -241,11 +243,30 @@ class ServiceLoop:
             log.exception("consumer loop failed")
             self.fatal(error)
 
+    def current_generation(self) -> int | None:
+        coordinator = getattr(self.consumer, "_coordinator", None)
+        return getattr(coordinator, "generation", None)
+
+    def member(self) -> bool:
+        """Still the member of the generation this state was rebuilt for, with no rebalance
+        pending. A member evicted while busy (its rebuild outlasting the session timeout, say)
+        learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
+        group id alone (no KIP-447 generation check): a batch it committed then would be decided
+        a second time by the partition's new owner. So it stops deciding by itself."""
+        coordinator = getattr(self.consumer, "_coordinator", None)
+        if coordinator is None or self.generation is None:
+            return False
+        rejoin = getattr(coordinator, "_rejoin_needed_fut", None)
+        pending = rejoin is not None and rejoin.done()
+        return coordinator.generation == self.generation and not pending
+
     async def _decide(self, batch: dict[TopicPartition, list[Any]]) -> None:
         processor = self.processor
         offsets: Offsets = {}
         async with processor.lock:
-            if not self.ready:  # fetched before a revoke: the next assignment reads them again
+            # Fetched before a revoke, or by a member that is no longer one: the next
+            # assignment reads these records again from the committed offsets.
+            if not self.ready or not self.member():
                 return
             for tp, records in batch.items():
                 for record in records:
@@ -257,6 +278,12 @@ class ServiceLoop:
                         )
                 offsets[tp] = records[-1].offset + 1
             await self._snapshot_if_due(offsets)
+            if not self.member():  # lost the partitions while deciding: commit nothing
+                self.outbox.discard()
+                processor.reset()  # it folded the batch's own events: rebuilt at reassignment
+                self.ready = False
+                log.warning("membership lost mid-batch: batch discarded", group=self.group_id)
+                return
             await self.outbox.commit(offsets, self.group_id)
         self.batches += 1
         name = processor.spec.name
@@ -266,7 +293,7 @@ class ServiceLoop:
     async def caught_up(self) -> bool:
         """Every assigned partition read to its end: ticks judge timeouts only then."""
         consumer = self.consumer
-        if consumer is None or not self.ready or not consumer.assignment():
+        if consumer is None or not self.ready or not self.member() or not consumer.assignment():
             return False
         for tp in consumer.assignment():
             high = consumer.highwater(tp)
