@@ -7,6 +7,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,9 @@ def test_kill_sigkills_the_run_dirs_broker_and_nothing_else(tmp_path: Path) -> N
     sleeper = "import time; time.sleep(60)"
     other = subprocess.Popen([sys.executable, "-c", sleeper, "kafka.Kafka", "/elsewhere"])
     broker = subprocess.Popen([sys.executable, "-c", sleeper, *ours.split()])
+    for process in (other, broker):  # until each has exec'd: its command line is its own
+        while b"kafka.Kafka" not in Path(f"/proc/{process.pid}/cmdline").read_bytes():
+            time.sleep(0.01)
     try:
         (tmp_path / "pid").write_text(str(other.pid))
         with pytest.raises(LaunchError, match="not its broker"):

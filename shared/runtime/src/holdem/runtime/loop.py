@@ -47,8 +47,10 @@ class SplitAssignmentError(RuntimeError):
 
 
 class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Rebuild the state of exactly the assigned partitions before any of their records is
-    decided; a revoke waits for the batch in flight to commit, then forgets the state."""
+    """Have the state of exactly the assigned partitions rebuilt before any of their records is
+    decided; a revoke waits for the batch in flight to commit, then forgets the state. The
+    rebuild itself runs in the loop's task, not here: aiokafka sends no heartbeat while this
+    callback runs, and a rebuild longer than the session timeout got the member evicted."""
 
     def __init__(self, loop: ServiceLoop) -> None:
         self.loop = loop
@@ -57,6 +59,7 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
         processor = self.loop.processor
         async with processor.lock:  # the batch in flight commits first
             self.loop.ready = False
+            self.loop.pending = None
             processor.metrics.lag.clear()
             processor.reset()
 
@@ -72,7 +75,7 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
                     f"assigned {sorted(assigned)}, not every input topic of partitions {partitions}"
                 )
             self.loop.generation = self.loop.current_generation()
-            await self.loop.rebuild(partitions)
+            self.loop.pending = partitions  # rebuilt by the loop before its next batch
         except Exception as error:
             self.loop.fatal(error)
 
@@ -96,6 +99,7 @@ class ServiceLoop:
         self.client_id = f"{self.group_id}-{settings.instance_id}"
         self.ready = False
         self.generation: int | None = None  # the group generation the state was rebuilt for
+        self.pending: list[int] | None = None  # assigned, not rebuilt yet
         self.batches = 0
         self.consumer: AIOKafkaConsumer | None = None
         self._task: asyncio.Task[None] | None = None
@@ -140,25 +144,31 @@ class ServiceLoop:
         if self.consumer is not None:
             await self.consumer.stop()  # a dynamic member leaves the group: a quick hand-over
 
+    async def _rebuild_pending(self) -> None:
+        """The caller holds the processor's lock."""
+        partitions, self.pending = self.pending, None
+        if partitions is not None:
+            await self.rebuild(partitions)
+
     async def rebuild(self, partitions: list[int]) -> None:
-        """Each assigned partition from its latest snapshot (if any) plus the log's tail."""
+        """Each assigned partition from its latest snapshot (if any) plus the log's tail (the
+        caller holds the processor's lock)."""
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
-        async with processor.lock:
-            started = time.perf_counter()
-            processor.reset()
-            starts, loaded = await self._load_snapshots(partitions)
-            count = await replay(
-                self.settings.connection,
-                topics,
-                partitions,
-                processor.fold,
-                starts=starts,
-                timeout_s=REPLAY_TIMEOUT_S,
-            )
-            seconds = time.perf_counter() - started
-            self.ready = True
-            self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
+        started = time.perf_counter()
+        processor.reset()
+        starts, loaded = await self._load_snapshots(partitions)
+        count = await replay(
+            self.settings.connection,
+            topics,
+            partitions,
+            processor.fold,
+            starts=starts,
+            timeout_s=REPLAY_TIMEOUT_S,
+        )
+        seconds = time.perf_counter() - started
+        self.ready = True
+        self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
         name = processor.spec.name
         processor.metrics.replay_duration.labels(name).observe(seconds)
         processor.metrics.replay_events.labels(name).inc(count)
@@ -232,6 +242,9 @@ class ServiceLoop:
         assert self.consumer is not None
         try:
             while True:
+                if self.pending is not None:
+                    async with self.processor.lock:
+                        await self._rebuild_pending()
                 batch = await self.consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
                 if batch:
                     await self._decide(batch)
@@ -264,6 +277,7 @@ class ServiceLoop:
         processor = self.processor
         offsets: Offsets = {}
         async with processor.lock:
+            await self._rebuild_pending()  # assigned while this batch was fetched: its records
             # Fetched before a revoke, or by a member that is no longer one: the next
             # assignment reads these records again from the committed offsets.
             if not self.ready or not self.member():
