@@ -194,6 +194,7 @@ class Chaos:
         name = self.rng.choice(SERVICES)
         live = self.launcher.instances_of(name, live=True)
         if len(live) < 2:  # keep one at least: scale in, not out of service
+            self.figures.scaled.append(f"{name}: one live instance, none stopped")
             return
         service = self.rng.choice(live)
         self.supervisor.busy.add(service.label)
