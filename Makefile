@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus run serve test test-slow lint fmt bench rng-report contracts check-rules kafka-up kafka-down tenant up down clean
+.PHONY: install prometheus run serve test test-slow chaos lint fmt bench rng-report contracts check-rules kafka-up kafka-down tenant up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -29,6 +29,11 @@ test: install prometheus  ## the whole suite, real-Kafka tests included (starts 
 
 test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
 	$(UV) run --frozen pytest -m slow
+
+CHAOS_ROUNDS ?= 10000
+CHAOS_NODES ?= both
+chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; audit + ownership (CHAOS_ROUNDS, CHAOS_SEED, CHAOS_NODES=1|3|both)
+	$(PY) -m holdem.runtime.chaos --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 lint: install
 	$(UV) run --frozen ruff check .

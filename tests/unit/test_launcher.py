@@ -90,3 +90,30 @@ def test_each_service_process_gets_its_own_principal_and_none_of_the_launchers(
     assert "HOLDEM_KAFKA_SSL_CAFILE" not in env
     # Without credentials a service inherits the launcher's HOLDEM_KAFKA_* (an outside broker).
     assert launcher.env_for("wallet")["HOLDEM_KAFKA_SASL_USERNAME"] == "admin"
+
+
+def test_two_instances_per_service_get_their_own_ids_logs_and_only_one_metrics_port(
+    tmp_path: Path,
+) -> None:
+    launcher = Launcher("127.0.0.1:9092", tmp_path, metrics_ports={"wallet": 9102}, instances=2)
+
+    wallets = launcher.instances_of("wallet")
+    assert [s.label for s in wallets] == ["wallet", "wallet-1"]
+    assert [s.env["HOLDEM_INSTANCE_ID"] for s in wallets] == ["0", "1"]
+    assert [s.env["HOLDEM_METRICS_PORT"] for s in wallets] == ["9102", "0"]
+    assert len({s.log_path for s in launcher.services.values()}) == 6
+
+
+async def test_a_retired_instance_is_stopped_for_good_and_a_new_one_takes_a_fresh_id(
+    tmp_path: Path,
+) -> None:
+    launcher = Launcher("127.0.0.1:9092", tmp_path, instances=2)
+    for service in launcher.services.values():  # stand-ins that serve until SIGTERM
+        service.argv = [sys.executable, "-c", SERVES]
+    await launcher.start(["wallet", "wallet-1"], within_s=20)
+
+    assert await launcher.retire("wallet-1") == -signal.SIGTERM
+    assert [s.label for s in launcher.instances_of("wallet", live=True)] == ["wallet"]
+    fresh = launcher._new_instance("wallet")
+    assert (fresh.label, fresh.env["HOLDEM_INSTANCE_ID"]) == ("wallet-2", "2")
+    await launcher.stop()

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +70,33 @@ def test_a_cluster_is_not_tls_and_has_at_least_one_node() -> None:
         LocalBroker(Path(os.devnull), nodes=3, tls=True)
     with pytest.raises(ValueError):
         LocalBroker(Path(os.devnull), nodes=0)
+
+
+def test_kill_sigkills_the_run_dirs_broker_and_nothing_else(tmp_path: Path) -> None:
+    # Stand-ins whose command lines look like a broker of this dir and like someone else's.
+    ours = f"kafka.Kafka {tmp_path / 'server.properties'}"
+    sleeper = "import time; time.sleep(60)"
+    other = subprocess.Popen([sys.executable, "-c", sleeper, "kafka.Kafka", "/elsewhere"])
+    broker = subprocess.Popen([sys.executable, "-c", sleeper, *ours.split()])
+    for process in (other, broker):  # until each has exec'd: its command line is its own
+        while b"kafka.Kafka" not in Path(f"/proc/{process.pid}/cmdline").read_bytes():
+            time.sleep(0.01)
+    try:
+        (tmp_path / "pid").write_text(str(other.pid))
+        with pytest.raises(LaunchError, match="not its broker"):
+            LocalBroker(tmp_path).kill()
+        assert other.poll() is None
+
+        (tmp_path / "pid").write_text(str(broker.pid))
+        assert LocalBroker(tmp_path).kill() == broker.pid
+        assert broker.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        other.kill()
+        broker.kill()
+        other.wait()
+        broker.wait()
+
+
+def test_a_cluster_is_killed_a_node_at_a_time() -> None:
+    with pytest.raises(ValueError, match="kill_node"):
+        LocalBroker(Path("/nonexistent"), nodes=3).kill()

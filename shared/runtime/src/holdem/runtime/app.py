@@ -150,6 +150,7 @@ def _add_lifecycle(
         if spec.snapshot is not None:
             names.append(snapshot_topic(settings.topics, spec.name))
         await ensure_topics(settings.connection, names, settings.partitions)
+        await loop.refuse_duplicate()  # before the producer's init would fence a live twin
         await processor.outbox.start()
         if settings.metrics_port:
             start_http_server(settings.metrics_port, registry=registry)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -53,6 +55,26 @@ def principals_from_env(bootstrap: str | None = None) -> dict[str, KafkaConnecti
         return found
     one = KafkaConnection.from_env(bootstrap=bootstrap)
     return dict.fromkeys(acl.PRINCIPALS, one)
+
+
+def _broker_pid(run_dir: Path) -> int:
+    """The live broker JVM of ``run_dir`` (its pid file, checked against the command line as
+    kafka.sh does: a pid file may outlive its process)."""
+    try:
+        pid = int((run_dir / "pid").read_text().strip())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except (OSError, ValueError) as error:
+        raise LaunchError(f"no running broker in {run_dir}: {error}") from error
+    if b"kafka.Kafka " + str(run_dir / "server.properties").encode() not in cmdline:
+        raise LaunchError(f"pid {pid} of {run_dir} is not its broker")
+    return pid
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
+    except (OSError, IndexError):
+        return True
 
 
 class LocalBroker:
@@ -137,6 +159,21 @@ class LocalBroker:
             raise LaunchError(f"kafka.sh restart failed:\n{done.stderr[-3000:]}")
         self.bootstrap = lines[-1]
         return self.bootstrap
+
+    def kill(self) -> int:
+        """SIGKILL a single broker (a crash: no controlled shutdown, no flush) and wait until
+        it is gone; ``up`` then starts it on its data when ``keep``. Returns its pid."""
+        if self.nodes != 1:
+            raise ValueError("a cluster loses one node at a time: kill_node(n)")
+        pid = _broker_pid(self.run_dir)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + BROKER_DOWN_TIMEOUT_S
+        while Path(f"/proc/{pid}").exists() and not _zombie(pid):
+            if time.monotonic() > deadline:
+                raise LaunchError(f"broker pid {pid} still alive after SIGKILL")
+            time.sleep(0.1)
+        self.bootstrap = None
+        return pid
 
     def kill_node(self, node: int) -> None:
         """SIGKILL node ``node`` (1..nodes) of a cluster: a broker crash, no goodbye."""

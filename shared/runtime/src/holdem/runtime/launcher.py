@@ -70,7 +70,8 @@ def _replay_record(line: str) -> dict[str, Any] | None:
 
 @dataclass
 class ServiceProcess:
-    """One service as an OS process: ``python -c 'holdem.<name>.app.main()'``, logs to a file."""
+    """One service instance as an OS process: ``python -c 'holdem.<name>.app.main()'``, logs
+    to a file. ``label`` names the instance (``wallet``, ``wallet-1``, ...)."""
 
     name: str
     env: dict[str, str]
@@ -79,7 +80,12 @@ class ServiceProcess:
     process: subprocess.Popen[bytes] | None = None
     starts: int = 0
     kills: int = 0
+    label: str = ""
+    retired: bool = False  # stopped for good (scaled in): a supervisor does not restart it
     _log_offset: int = 0
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.name
 
     @property
     def pid(self) -> int | None:
@@ -160,6 +166,11 @@ class ServiceProcess:
                 await asyncio.to_thread(process.wait, STOP_TIMEOUT_S)
         return process.returncode
 
+    @property
+    def exit_code(self) -> int | None:
+        """The exit status once the process has ended (negative: killed by that signal)."""
+        return self._exit_code()
+
     def log_tail(self, lines: int = 30) -> str:
         try:
             text = self.log_path.read_text(encoding="utf-8", errors="replace")
@@ -172,9 +183,16 @@ def _new_vault_key() -> str:
     return "launch:" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+def label_of(name: str, instance: int) -> str:
+    """``wallet`` for instance 0 (the one-instance launcher's name), ``wallet-1`` and on after."""
+    return name if instance == 0 else f"{name}-{instance}"
+
+
 @dataclass
 class Launcher:
-    """The four services against one broker and topic prefix; start, crash, restart, stop."""
+    """The four services against one broker and topic prefix, ``instances`` processes each
+    (distinct HOLDEM_INSTANCE_ID; metrics only on instance 0); start, crash, restart, stop,
+    and scale out (``add``) or in (``retire``) during a run. ``services`` is keyed by label."""
 
     bootstrap: str
     log_dir: Path
@@ -189,15 +207,49 @@ class Launcher:
     vault_keys: str = field(
         default_factory=lambda: os.environ.get("HOLDEM_DEALER_VAULT_KEYS") or _new_vault_key()
     )
+    instances: int = 1
     services: dict[str, ServiceProcess] = field(init=False, default_factory=dict)
+    _next_id: dict[str, int] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.services = {
-            name: ServiceProcess(name, self.env_for(name), self.log_dir / f"{name}.log")
-            for name in SERVICES
-        }
+        for name in SERVICES:
+            for _ in range(self.instances):
+                self._new_instance(name)
 
-    def env_for(self, name: str) -> dict[str, str]:
+    def _new_instance(self, name: str) -> ServiceProcess:
+        """A new instance of ``name`` with the next unused instance id (ids are never reused:
+        a reused id would wait out its predecessor's session, ADR 012)."""
+        instance = self._next_id.get(name, 0)
+        self._next_id[name] = instance + 1
+        label = label_of(name, instance)
+        service = ServiceProcess(
+            name, self.env_for(name, instance), self.log_dir / f"{label}.log", label=label
+        )
+        self.services[label] = service
+        return service
+
+    def instances_of(self, name: str, *, live: bool = False) -> list[ServiceProcess]:
+        """The instances of service ``name`` not retired (``live``: and running now)."""
+        return [
+            s
+            for s in self.services.values()
+            if s.name == name and not s.retired and (s.alive or not live)
+        ]
+
+    async def add(self, name: str, within_s: float = READY_TIMEOUT_S) -> tuple[str, float]:
+        """Start one more instance of ``name`` (scale out); its label and seconds to ready."""
+        service = self._new_instance(name)
+        service.start()
+        return service.label, await service.wait_ready(within_s)
+
+    async def retire(self, label: str, grace_s: float = STOP_TIMEOUT_S) -> int | None:
+        """Stop instance ``label`` gracefully (SIGTERM: it leaves the group, its partitions move
+        at once) and for good; its exit code."""
+        service = self.services[label]
+        service.retired = True
+        return await service.stop(grace_s)
+
+    def env_for(self, name: str, instance: int = 0) -> dict[str, str]:
         """The process environment: this one's, plus the HOLDEM_* settings of the service, which
         connects as its own principal when ``credentials`` has it."""
         inherited = dict(os.environ)
@@ -211,19 +263,21 @@ class Launcher:
             **kafka,
             "HOLDEM_TOPIC_PREFIX": self.prefix,
             "HOLDEM_PARTITIONS": str(self.partitions),
-            # Stable per service: a restarted instance reuses its transactional id and so fences
+            # Stable per instance: a restarted instance reuses its transactional id and so fences
             # (aborts) whatever its killed predecessor left open.
-            "HOLDEM_INSTANCE_ID": "0",
-            "HOLDEM_METRICS_PORT": str(self.metrics_ports.get(name, 0)),
+            "HOLDEM_INSTANCE_ID": str(instance),
+            "HOLDEM_METRICS_PORT": str(self.metrics_ports.get(name, 0) if instance == 0 else 0),
             "HOLDEM_DEALER_VAULT_KEYS": self.vault_keys,
             **self.extra_env,
         }
 
     async def start(
-        self, names: Iterable[str] = SERVICES, within_s: float = READY_TIMEOUT_S
+        self, names: Iterable[str] | None = None, within_s: float = READY_TIMEOUT_S
     ) -> None:
-        """Start the services at once and wait until every one is ready."""
-        chosen = [self.services[name] for name in names]
+        """Start these instances (labels; default: all not retired) at once and wait until
+        every one is ready."""
+        labels = list(names) if names is not None else self._active()
+        chosen = [self.services[label] for label in labels]
         for service in chosen:
             service.start()
         await asyncio.gather(*(service.wait_ready(within_s) for service in chosen))
@@ -231,8 +285,8 @@ class Launcher:
     async def restart(
         self, name: str, down_s: float = 0.0, within_s: float = READY_TIMEOUT_S
     ) -> float:
-        """kill -9 one service, leave it dead ``down_s`` seconds, start it again, and return
-        the seconds from the kill until it was ready again."""
+        """kill -9 one instance (label), leave it dead ``down_s`` seconds, start it again, and
+        return the seconds from the kill until it was ready again."""
         service = self.services[name]
         service.kill()
         started = time.monotonic()
@@ -242,10 +296,13 @@ class Launcher:
         return time.monotonic() - started
 
     async def stop(self, grace_s: float = STOP_TIMEOUT_S) -> dict[str, int | None]:
-        """Stop every service (SIGTERM, then SIGKILL after ``grace_s``); their exit codes."""
+        """Stop every instance (SIGTERM, then SIGKILL after ``grace_s``); their exit codes."""
         names = list(self.services)
         codes = await asyncio.gather(*(self.services[n].stop(grace_s) for n in names))
         return dict(zip(names, codes, strict=True))
+
+    def _active(self) -> list[str]:
+        return [label for label, s in self.services.items() if not s.retired]
 
     async def __aenter__(self) -> Launcher:
         try:

@@ -18,6 +18,7 @@ from typing import Any
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
 from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, TransactionalOutbox
@@ -40,9 +41,16 @@ class DuplicateInstanceError(RuntimeError):
     """Another live instance already runs with this service's instance id."""
 
 
+class SplitAssignmentError(RuntimeError):
+    """An assignment that gives this instance a partition of one input topic and not the same
+    partition of the others: its state would miss the other owner's records."""
+
+
 class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Rebuild the state of exactly the assigned partitions before any of their records is
-    decided; a revoke waits for the batch in flight to commit, then forgets the state."""
+    """Have the state of exactly the assigned partitions rebuilt before any of their records is
+    decided; a revoke waits for the batch in flight to commit, then forgets the state. The
+    rebuild itself runs in the loop's task, not here: aiokafka sends no heartbeat while this
+    callback runs, and a rebuild longer than the session timeout got the member evicted."""
 
     def __init__(self, loop: ServiceLoop) -> None:
         self.loop = loop
@@ -51,6 +59,7 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
         processor = self.loop.processor
         async with processor.lock:  # the batch in flight commits first
             self.loop.ready = False
+            self.loop.pending = None
             processor.metrics.lag.clear()
             processor.reset()
 
@@ -58,7 +67,15 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
         # aiokafka only logs what a listener raises and goes on with the assignment: a state
         # that could not be rebuilt must end the process instead of being decided against.
         try:
-            await self.loop.rebuild(sorted({tp.partition for tp in assigned}))
+            partitions = sorted({tp.partition for tp in assigned})
+            inputs = self.loop.input_topics()
+            whole = {TopicPartition(t, p) for t in inputs for p in partitions}
+            if set(assigned) != whole:
+                raise SplitAssignmentError(
+                    f"assigned {sorted(assigned)}, not every input topic of partitions {partitions}"
+                )
+            self.loop.generation = self.loop.current_generation()
+            self.loop.pending = partitions  # rebuilt by the loop before its next batch
         except Exception as error:
             self.loop.fatal(error)
 
@@ -81,15 +98,24 @@ class ServiceLoop:
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
         self.ready = False
+        self.generation: int | None = None  # the group generation the state was rebuilt for
+        self.pending: list[int] | None = None  # assigned, not rebuilt yet
         self.batches = 0
         self.consumer: AIOKafkaConsumer | None = None
         self._task: asyncio.Task[None] | None = None
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
 
-    async def start(self) -> None:
+    async def refuse_duplicate(self) -> None:
+        """Before anything of this instance touches Kafka's transactions: a twin's producer
+        would fence the live instance's (the live one would end, exit 70)."""
         await refuse_duplicate(self.settings, self.group_id, self.client_id)
-        inputs = [self.processor.topic_of(role) for role in self.processor.spec.inputs]
+
+    def input_topics(self) -> list[str]:
+        return [self.processor.topic_of(role) for role in self.processor.spec.inputs]
+
+    async def start(self) -> None:
+        inputs = self.input_topics()
         self.consumer = AIOKafkaConsumer(
             **self.settings.connection.kwargs(),
             group_id=self.group_id,
@@ -101,6 +127,10 @@ class ServiceLoop:
             max_poll_records=MAX_BATCH,
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_MS,
+            # Co-partitioned: range gives each member the same partition numbers of every input
+            # topic (equal counts, one subscription), so one instance owns all of a player's
+            # records; aiokafka's default (round robin) split them between two owners.
+            partition_assignment_strategy=(RangePartitionAssignor,),
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
         await self.consumer.start()
@@ -114,25 +144,31 @@ class ServiceLoop:
         if self.consumer is not None:
             await self.consumer.stop()  # a dynamic member leaves the group: a quick hand-over
 
+    async def _rebuild_pending(self) -> None:
+        """The caller holds the processor's lock."""
+        partitions, self.pending = self.pending, None
+        if partitions is not None:
+            await self.rebuild(partitions)
+
     async def rebuild(self, partitions: list[int]) -> None:
-        """Each assigned partition from its latest snapshot (if any) plus the log's tail."""
+        """Each assigned partition from its latest snapshot (if any) plus the log's tail (the
+        caller holds the processor's lock)."""
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
-        async with processor.lock:
-            started = time.perf_counter()
-            processor.reset()
-            starts, loaded = await self._load_snapshots(partitions)
-            count = await replay(
-                self.settings.connection,
-                topics,
-                partitions,
-                processor.fold,
-                starts=starts,
-                timeout_s=REPLAY_TIMEOUT_S,
-            )
-            seconds = time.perf_counter() - started
-            self.ready = True
-            self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
+        started = time.perf_counter()
+        processor.reset()
+        starts, loaded = await self._load_snapshots(partitions)
+        count = await replay(
+            self.settings.connection,
+            topics,
+            partitions,
+            processor.fold,
+            starts=starts,
+            timeout_s=REPLAY_TIMEOUT_S,
+        )
+        seconds = time.perf_counter() - started
+        self.ready = True
+        self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
         name = processor.spec.name
         processor.metrics.replay_duration.labels(name).observe(seconds)
         processor.metrics.replay_events.labels(name).inc(count)
@@ -206,6 +242,9 @@ class ServiceLoop:
         assert self.consumer is not None
         try:
             while True:
+                if self.pending is not None:
+                    async with self.processor.lock:
+                        await self._rebuild_pending()
                 batch = await self.consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
                 if batch:
                     await self._decide(batch)
@@ -217,11 +256,31 @@ class ServiceLoop:
             log.exception("consumer loop failed")
             self.fatal(error)
 
+    def current_generation(self) -> int | None:
+        coordinator = getattr(self.consumer, "_coordinator", None)
+        return getattr(coordinator, "generation", None)
+
+    def member(self) -> bool:
+        """Still the member of the generation this state was rebuilt for, with no rebalance
+        pending. A member evicted while busy (its rebuild outlasting the session timeout, say)
+        learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
+        group id alone (no KIP-447 generation check): a batch it committed then would be decided
+        a second time by the partition's new owner. So it stops deciding by itself."""
+        coordinator = getattr(self.consumer, "_coordinator", None)
+        if coordinator is None or self.generation is None:
+            return False
+        rejoin = getattr(coordinator, "_rejoin_needed_fut", None)
+        pending = rejoin is not None and rejoin.done()
+        return coordinator.generation == self.generation and not pending
+
     async def _decide(self, batch: dict[TopicPartition, list[Any]]) -> None:
         processor = self.processor
         offsets: Offsets = {}
         async with processor.lock:
-            if not self.ready:  # fetched before a revoke: the next assignment reads them again
+            await self._rebuild_pending()  # assigned while this batch was fetched: its records
+            # Fetched before a revoke, or by a member that is no longer one: the next
+            # assignment reads these records again from the committed offsets.
+            if not self.ready or not self.member():
                 return
             for tp, records in batch.items():
                 for record in records:
@@ -233,6 +292,12 @@ class ServiceLoop:
                         )
                 offsets[tp] = records[-1].offset + 1
             await self._snapshot_if_due(offsets)
+            if not self.member():  # lost the partitions while deciding: commit nothing
+                self.outbox.discard()
+                processor.reset()  # it folded the batch's own events: rebuilt at reassignment
+                self.ready = False
+                log.warning("membership lost mid-batch: batch discarded", group=self.group_id)
+                return
             await self.outbox.commit(offsets, self.group_id)
         self.batches += 1
         name = processor.spec.name
@@ -242,7 +307,7 @@ class ServiceLoop:
     async def caught_up(self) -> bool:
         """Every assigned partition read to its end: ticks judge timeouts only then."""
         consumer = self.consumer
-        if consumer is None or not self.ready or not consumer.assignment():
+        if consumer is None or not self.ready or not self.member() or not consumer.assignment():
             return False
         for tp in consumer.assignment():
             high = consumer.highwater(tp)

@@ -77,6 +77,10 @@ class TransactionalOutbox:
     async def send(self, records: Sequence[Record]) -> None:
         self._pending.extend(records)
 
+    def discard(self) -> None:
+        """Drop what is pending (a batch decided by a member that lost its partitions)."""
+        self._pending, self._snapshots = [], []
+
     def add_snapshots(self, snapshots: Sequence[tuple[str, int, bytes]]) -> None:
         """Snapshot records for the next commit, each on its own partition, keyed by it."""
         self._snapshots.extend(snapshots)
