@@ -14,6 +14,8 @@ def test_default_names_are_the_documented_contract() -> None:
         "holdem.wallet",
         "holdem.dealer.vault",
         "holdem.rejected",
+        "holdem.admin",
+        "holdem.tables",
     )
 
 

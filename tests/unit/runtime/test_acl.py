@@ -42,7 +42,8 @@ def test_the_plan_mirrors_what_each_service_spec_declares() -> None:
     }
     for name, spec in specs.items():
         access = acl.SERVICES[name]
-        assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles), name
+        replayed = (*spec.state_roles, *spec.book_roles)  # both read group-less
+        assert (access.inputs, access.state_roles) == (spec.inputs, replayed), name
         assert set(access.outputs) == set(spec.outputs), name
 
 
@@ -55,7 +56,9 @@ def test_the_operator_writes_commands_only_and_reads_rounds_wallet_rejected(
     rules: list[acl.Acl],
 ) -> None:
     assert allowed(rules, "operator", "WRITE") == {TOPICS.commands}
-    assert allowed(rules, "operator", "READ") == {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected}
+    assert allowed(rules, "operator", "READ") == {
+        TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, TOPICS.tables
+    }  # fmt: skip
     groups = [r for r in rules if r.principal == "User:operator" and r.resource == "GROUP"]
     assert [(g.name, g.pattern) for g in groups] == [(f"{PREFIX}.holdem-operator", "PREFIXED")]
     assert not allowed(rules, "operator", "WRITE", "TRANSACTIONAL_ID")
@@ -69,7 +72,7 @@ def test_each_service_writes_only_its_own_topics_and_rejections(rules: list[acl.
         TOPICS.rounds, TOPICS.vault, TOPICS.rejected, own("dealer")
     }  # fmt: skip
     assert allowed(rules, "wallet", "WRITE") == {
-        TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, own("wallet")
+        TOPICS.rounds, TOPICS.wallet, TOPICS.tables, TOPICS.rejected, own("wallet")
     }  # fmt: skip
     assert allowed(rules, "settlement", "WRITE") == {
         TOPICS.rounds,

@@ -22,7 +22,7 @@ from holdem.core.snapshot import (
 )
 from holdem.wallet.state import Account, CallState, Evidence, RoundStatus, Stake, State
 
-SNAPSHOT_VERSION: Final = 1
+SNAPSHOT_VERSION: Final = 2  # 2: rebets (a version 1 snapshot is refused: full replay)
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -50,6 +50,10 @@ def dump_state(state: State) -> bytes:
         },
         "applied": applied,
         "horizon": state.horizon,
+        "rebets": {
+            player: [[table, ante, bonus] for table, (ante, bonus) in tables.items()]
+            for player, tables in state.rebets.items()
+        },
     }
     return orjson.dumps(body)
 
@@ -87,6 +91,11 @@ def _load(body: dict[str, Any]) -> State:
     for player_id, keys in mapping(body["applied"]).items():
         state.applied.update((player_id, text(key)) for key in items(keys))
     state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
+    for player_id, tables in mapping(body["rebets"]).items():
+        kept = state.rebets.setdefault(player_id, {})
+        for item in items(tables):
+            table_id, ante, bonus = items(item, 3)
+            kept[text(table_id)] = (count(ante), count(bonus))
     return state
 
 

@@ -27,6 +27,8 @@ class Topics(BaseModel):
     wallet: str = "holdem.wallet"
     vault: str = "holdem.dealer.vault"
     rejected: str = "holdem.rejected"
+    admin: str = "holdem.admin"  # the admin's table commands, keyed by table_id
+    tables: str = "holdem.tables"  # table events (opened, changed, closed), keyed by table_id
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""

@@ -32,11 +32,16 @@ class Access:
 
 SERVICES: dict[str, Access] = {
     "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
-    "wallet": Access(("commands", "rounds"), ("wallet", "rounds"), ("rounds", "wallet")),
+    # The table book ("tables") is read whole, group-less, like a state role (ADR 014).
+    "wallet": Access(
+        ("commands", "rounds", "admin"),
+        ("wallet", "rounds", "tables"),
+        ("rounds", "wallet", "tables"),
+    ),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
 }
 OPERATOR_WRITES = ("commands",)
-OPERATOR_READS = ("rounds", "wallet", "rejected")
+OPERATOR_READS = ("rounds", "wallet", "rejected", "tables")  # tables: the terms of each table
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
 PRINCIPALS = ("admin", *SERVICES, "operator")  # admin is a super user: it needs no ACL
 

@@ -13,12 +13,23 @@ from pydantic import Field, TypeAdapter, ValidationError
 from holdem.core.contracts.base import (
     MAX_AMOUNT,
     Command,
+    Envelope,
     Message,
     Mode,
     Reason,
     RecordReason,
 )
-from holdem.core.contracts.commands import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.core.contracts.commands import (
+    Call,
+    Deposit,
+    Fold,
+    GrantFun,
+    PlaceBet,
+    Rebet,
+    ResetFun,
+    VoidRound,
+    Withdraw,
+)
 from holdem.core.contracts.rejected import MessageRejected
 from holdem.core.contracts.rounds import (
     BetPlaced,
@@ -31,6 +42,20 @@ from holdem.core.contracts.rounds import (
     Malfunction,
     RoundVoided,
     Settled,
+)
+from holdem.core.contracts.tables import (
+    ChangeTable,
+    CloseTable,
+    CreateTable,
+    TableChanged,
+    TableClosed,
+    TableCommand,
+    TableEvent,
+    TableMessage,
+    TableOpened,
+    TableRejected,
+    TableTerms,
+    TimeoutPolicy,
 )
 from holdem.core.contracts.wallet import (
     CallCaptured,
@@ -45,7 +70,14 @@ from holdem.core.contracts.wallet import (
 )
 
 AnyCommand: TypeAlias = Annotated[
-    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw, Field(discriminator="type")
+    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw | Rebet | GrantFun | ResetFun,
+    Field(discriminator="type"),
+]
+AdminCommand: TypeAlias = Annotated[
+    CreateTable | ChangeTable | CloseTable, Field(discriminator="type")
+]
+TableLogMessage: TypeAlias = Annotated[
+    TableOpened | TableChanged | TableClosed | TableRejected, Field(discriminator="type")
 ]
 RoundMessage: TypeAlias = Annotated[
     BetPlaced
@@ -73,7 +105,10 @@ WalletMessage: TypeAlias = Annotated[
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
-    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw)
+    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun)
+)
+ADMIN_TYPES: frozenset[str] = frozenset(
+    model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
 VaultMessage: TypeAlias = DeckSealed
 RejectedMessage: TypeAlias = MessageRejected
@@ -85,16 +120,19 @@ UNIONS: dict[str, Any] = {
     "wallet": WalletMessage,
     "vault": VaultMessage,
     "rejected": RejectedMessage,
+    "admin": AdminCommand,
+    "tables": TableLogMessage,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
 
-ALL_MODELS: tuple[type[Message], ...] = (
-    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw,
+ALL_MODELS: tuple[type[Envelope], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun,
     BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
     CommandRejected, DeckSealed,
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
+    CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
 )  # fmt: skip
 
 
@@ -128,7 +166,7 @@ def parse(role: str, raw: bytes | str) -> Any:
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
 
 
-def type_names(*models: type[Message]) -> frozenset[str]:
+def type_names(*models: type[Envelope]) -> frozenset[str]:
     """The wire ``type`` strings of these models (what a service declares it reads).
 
     >>> sorted(type_names(Call, Fold))
@@ -137,17 +175,19 @@ def type_names(*models: type[Message]) -> frozenset[str]:
     return frozenset(str(model.model_fields["type"].default) for model in models)
 
 
-def dump(message: Message) -> bytes:
+def dump(message: Envelope) -> bytes:
     """The wire form of a message (JSON, UTF-8)."""
     return message.model_dump_json().encode()
 
 
 __all__ = [
     "ADAPTERS",
+    "ADMIN_TYPES",
     "ALL_MODELS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
     "UNIONS",
+    "AdminCommand",
     "AnyCommand",
     "BetPlaced",
     "BetRejected",
@@ -156,16 +196,21 @@ __all__ = [
     "CallHeld",
     "CallReleased",
     "Called",
+    "ChangeTable",
+    "CloseTable",
     "Command",
     "CommandRejected",
     "ContractError",
+    "CreateTable",
     "Dealt",
     "DeckSealed",
     "Deposit",
+    "Envelope",
     "Fold",
     "Folded",
     "FundsDeposited",
     "FundsWithdrawn",
+    "GrantFun",
     "Malfunction",
     "Message",
     "MessageRejected",
@@ -173,12 +218,24 @@ __all__ = [
     "PayoutCredited",
     "PlaceBet",
     "Reason",
+    "Rebet",
     "RecordReason",
+    "ResetFun",
     "RoundMessage",
     "RoundVoided",
     "Settled",
     "StakeTaken",
     "StakesRefunded",
+    "TableChanged",
+    "TableClosed",
+    "TableCommand",
+    "TableEvent",
+    "TableLogMessage",
+    "TableMessage",
+    "TableOpened",
+    "TableRejected",
+    "TableTerms",
+    "TimeoutPolicy",
     "VoidRound",
     "WalletMessage",
     "WalletRejected",
