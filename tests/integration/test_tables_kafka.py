@@ -13,6 +13,8 @@ from holdem.client.operator import Operator, TableRefused
 from holdem.client.player import Player
 from holdem.core.contracts import BetPlaced, Reason, dump, parse
 from holdem.runtime.app import running
+from holdem.runtime.audit import read_run
+from holdem.runtime.audit_tables import table_violations
 from holdem.runtime.topics import Topics
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
@@ -68,3 +70,4 @@ async def test_a_changed_table_applies_to_new_rounds_only_across_a_wallet_restar
         (second.round_id, 2, 45, 1_000),  # the rebet asked 2 500 again; version 2 allows 1 000
     ]
     assert (placed[1].requested_ante, placed[1].aa_bonus, placed[1].adjusted) == (2_500, 500, True)
+    assert table_violations(await read_run(kafka.admin, topics)) == []

@@ -262,3 +262,34 @@ async def test_the_table_book_is_rebuilt_from_the_tables_log() -> None:
         book.evolve(parse("tables", raw))
     assert (book.tables["t1"].version, book.tables["t1"].terms.ante_max) == (2, 3_000)
     assert TERMS.ante_max != 3_000
+
+
+async def test_a_resent_rebet_starts_no_second_round_and_absurd_tables_are_refused() -> None:
+    again = rebet("t1", "r2")
+    too_many_chips = dump(create_table()).replace(
+        b'"chips":[100,500,2500]', b'"chips":[' + b",".join(b"%d" % c for c in range(1, 14)) + b"]"
+    )
+    endless = dump(create_table()).replace(
+        b'"decision_timeout_s":20', b'"decision_timeout_s":86400'
+    )
+    async with wallet() as w:
+        await w.send("commands", deposit(100_000))
+        await w.send("admin", create_table())
+        await w.send("commands", bet_at("t1", "r1", ante=500))
+        await w.send("rounds", voided("r1"))
+        await w.send("commands", again)
+        await w.send("commands", again.model_copy(update={"event_id": "resent"}))
+        await w.send("admin", too_many_chips, key=b"t1")
+        await w.send("admin", endless, key=b"t1")
+
+    assert [b.round_id for b in bets(w)] == ["r1", "r2"]
+    assert [m.reason for m in w.messages("rejected")] == [Reason.INVALID, Reason.INVALID]
+
+
+def test_the_bets_rebet_repeats_survive_a_snapshot() -> None:
+    from holdem.wallet.snapshot import dump_state, load_state
+    from holdem.wallet.state import initial_state
+
+    state = initial_state()
+    state.rebets = {"p1": {"t1": (500, 100), "t2": (2_500, 0)}}
+    assert load_state(dump_state(state)) == state

@@ -86,3 +86,16 @@ def rebet(table_id: str, round_id: str, player_id: str = "p1") -> Rebet:
         round_id=round_id,
         table_id=table_id,
     )
+
+
+def table_event(model: type[Any], version: int, table_id: str = "t1", **changes: Any) -> Any:
+    """A table event as the wallet writes it (``changes``: of TERMS)."""
+    return model(
+        event_id=f"{table_id}-{version}",
+        table_id=table_id,
+        occurred_at=NOW,
+        command_id=f"c{version}",
+        fingerprint="0" * 32,
+        table_version=version,
+        terms=terms(**changes) if changes else TERMS,
+    )

@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given
 from hypothesis import strategies as st
-from support.deciders import NOW
-from support.tables import TERMS, terms
+from support.tables import table_event as event
 
 from holdem.core.contracts import TableChanged, TableClosed, TableEvent, TableOpened
 from holdem.core.table_book import COMMANDS_KEPT, TableBook
-
-
-def event(model: type[Any], version: int, table_id: str = "t1", **changes: Any) -> TableEvent:
-    return model(  # type: ignore[no-any-return]
-        event_id=f"{table_id}-{version}",
-        table_id=table_id,
-        occurred_at=NOW,
-        command_id=f"c{version}",
-        fingerprint="0" * 32,
-        table_version=version,
-        terms=terms(**changes) if changes else TERMS,
-    )
-
 
 LOG = [
     event(TableOpened, 1),

@@ -27,9 +27,10 @@ from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.verify import VerificationError, differences, result_of
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
+from holdem.runtime.audit_tables import table_violations
 from holdem.runtime.topics import Topics
 
-ROLES = ("commands", "rounds", "wallet", "vault", "rejected")
+ROLES = ("commands", "rounds", "wallet", "vault", "rejected", "tables")
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 # The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
@@ -58,7 +59,7 @@ class Record:
 
 
 async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
-    """Every committed record of the run's five topics."""
+    """Every committed record of the run's topics (the admin's commands aside)."""
     records: list[Record] = []
     for role in ROLES:
         for r in await read_topic(bootstrap, getattr(topics, role)):
@@ -158,6 +159,7 @@ def violations(
         found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
     found += _secrecy_violations(records, rounds, unseal)
     found += money_violations(records, rounds, balances)
+    found += table_violations(records)
     return found
 
 
