@@ -3,12 +3,15 @@ wallet rebuilds the table book and the bets Rebet repeats from the log (ADR 014)
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from support.kafka import Cluster
 from support.kafka_io import produce, read_all, wait_for
 from support.tables import TERMS, terms
 from support.wallet import voided
 
+from holdem.client.commands import partition_for
 from holdem.client.operator import Operator, TableRefused
 from holdem.client.player import Player
 from holdem.core.contracts import BetPlaced, Reason, dump, parse
@@ -71,3 +74,59 @@ async def test_a_changed_table_applies_to_new_rounds_only_across_a_wallet_restar
     ]
     assert (placed[1].requested_ante, placed[1].aa_bonus, placed[1].adjusted) == (2_500, 500, True)
     assert table_violations(await read_run(kafka.admin, topics)) == []
+
+
+async def test_every_wallet_instance_follows_the_table_book_whoever_decided_the_change(
+    kafka: Cluster, topics: Topics
+) -> None:
+    """Two wallet instances split the partitions: one decides the table's change (its
+    partition), the other learns of it by following the tables topic (BookTail), and both
+    decide rebets at the new version."""
+    prefix = topics.commands.removesuffix(".holdem.commands")
+    base = {**kafka.settings("wallet"), "topic_prefix": prefix, "metrics_port": 0}
+    one, two = (create_app(WalletSettings(**base, instance_id=i)) for i in ("w1", "w2"))  # type: ignore[arg-type]
+    # one player per partition: whichever instance owns it decides the player's bets
+    count = one.processor.partitions
+    assert count is not None and count > 1
+    players = {partition_for(f"p{i}", count): f"p{i}" for i in range(40)}
+    assert len(players) == count
+
+    async def split() -> bool:  # both assigned, each partition rebuilt by one of them
+        owned = [set(service.processor.states) for service in (one, two)]
+        return all(owned) and owned[0].isdisjoint(owned[1]) and set.union(*owned) == set(players)
+
+    async with (
+        Operator(kafka.admin, topics) as admin,
+        Operator(kafka.operator, topics) as operator,
+        running(one),
+    ):
+        await admin.create_table("t1", TERMS)
+        seats = [Player(operator, p, table_id="t1") for p in players.values()]
+        first = []
+        for seat in seats:
+            await seat.deposit(100_000)
+            placed = await seat.bet(5_000)
+            placed.close()
+            first.append(placed)
+            void = voided(placed.round_id, seat.player_id)
+            await produce(kafka.admin, topics.rounds, seat.player_id, dump(void))
+        async with running(two):
+            await wait_for(split, timeout=90.0)
+            await admin.change_table("t1", 1, terms(ante_max=2_500))
+            await asyncio.sleep(1.0)  # the other instance's reader is ms behind: leave it 1 s
+            second = []
+            for seat in seats:
+                again = await seat.rebet()
+                again.close()
+                second.append(again)
+            deciders = {
+                name
+                for name, service in (("w1", one), ("w2", two))
+                for state in service.processor.states.values()
+                for placed in second
+                if placed.round_id in state.rounds
+            }
+
+    assert deciders == {"w1", "w2"}
+    assert [(r.placed.table_version, r.placed.ante) for r in first] == [(1, 5_000)] * len(seats)
+    assert [(r.placed.table_version, r.placed.ante) for r in second] == [(2, 2_500)] * len(seats)

@@ -18,6 +18,8 @@ from typing import Any
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from aiokafka.errors import KafkaError
 
 from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, TransactionalOutbox
@@ -102,6 +104,11 @@ class ServiceLoop:
             max_poll_records=MAX_BATCH,
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_MS,
+            # Range gives each instance the same partition numbers of every input topic (they
+            # share one count): a player's commands and rounds are decided by one instance.
+            # aiokafka's default, round robin over all topic-partitions, split them between
+            # instances. Round robin stays listed so a group of older instances still agrees.
+            partition_assignment_strategy=(RangePartitionAssignor, RoundRobinPartitionAssignor),
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
         await self.book.start()
