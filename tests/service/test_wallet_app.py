@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
-from faststream.kafka import TestKafkaBroker
 from prometheus_client import CollectorRegistry
-from support.memory import DeferredOutbox, defer_publishing, record_outputs
 from support.wallet import (
     balances,
     deposit,
@@ -20,44 +14,12 @@ from support.wallet import (
     verified_settled,
     voided,
 )
+from support.wallet_app import wallet
 
-from holdem.core.contracts import Message, Reason, dump, parse
-from holdem.runtime.app import ServiceApp
-from holdem.wallet.app import create_app
-from holdem.wallet.settings import WalletSettings
+from holdem.core.contracts import Reason, parse
 from holdem.wallet.state import initial_state
 
 MALF = "round.malfunction"
-
-
-@dataclass
-class Wallet:
-    """A running in-memory wallet and what it published, per topic role."""
-
-    service: ServiceApp
-    outbox: DeferredOutbox
-    broker: Any = None
-    seen: dict[str, list[bytes]] = field(default_factory=dict)
-
-    async def send(self, role: str, message: Message | bytes) -> None:
-        raw = message if isinstance(message, bytes) else dump(message)
-        key = b"p1" if isinstance(message, bytes) else message.player_id.encode()
-        topic = self.service.processor.topic_of(role)
-        await self.broker.publish(raw, topic, key=key)
-        await self.outbox.pump()
-
-    def types(self, role: str) -> list[str]:
-        return [parse(role, raw).type for raw in self.seen[role]]
-
-
-@asynccontextmanager
-async def wallet(registry: CollectorRegistry | None = None) -> AsyncIterator[Wallet]:
-    service = create_app(WalletSettings(), in_memory=True, registry=registry)
-    running = Wallet(service, defer_publishing(service))
-    record_outputs(service, ("wallet", "rounds", "rejected"), running.seen)
-    async with TestKafkaBroker(service.broker) as broker:
-        running.broker = broker
-        yield running
 
 
 async def test_a_bet_is_placed_on_the_round_log_and_its_money_moved_in_the_ledger() -> None:

@@ -11,8 +11,10 @@ from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import Message, Mode, dump, parse
 from holdem.core.contracts.seamless import SeamlessReply, SeamlessRequest
 from holdem.core.decider import Context
+from holdem.core.table_book import TableBook
 from holdem.core.verify import expected_settled
 from holdem.runtime.audit_seamless import seamless_violations
+from holdem.wallet.decide import Tables
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.state import State, initial_state
 from support.deciders import NOW
@@ -21,7 +23,7 @@ from support.wallet import TABLE, place_bet
 from support.wallet import voided as voided_event
 
 TIMING = Timing(debit_timeout=timedelta(seconds=10), retry_after=timedelta(seconds=5))
-DECIDE = bind_seamless(TABLE, TIMING)
+DECIDE = bind_seamless(Tables(TABLE, TableBook()), TIMING)
 START = 1_000_000  # each player's balance at the operator
 
 

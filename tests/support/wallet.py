@@ -5,7 +5,16 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
-from holdem.core.contracts import Deposit, Mode, PlaceBet, RoundVoided, Settled, Withdraw
+from holdem.core.contracts import (
+    Deposit,
+    GrantFun,
+    Mode,
+    PlaceBet,
+    ResetFun,
+    RoundVoided,
+    Settled,
+    Withdraw,
+)
 from holdem.core.limits import TableLimits
 from holdem.core.verify import expected_settled
 from holdem.wallet.decide import Table, bind
@@ -35,6 +44,14 @@ def deposit(amount: int, player_id: str = "p1", command_id: str | None = None, *
 def withdraw(amount: int, player_id: str = "p1", command_id: str | None = None, **kw: Any) -> Any:
     kw.setdefault("currency", "EUR")
     return _command(Withdraw, player_id, command_id, amount=amount, **kw)
+
+
+def grant_fun(amount: int, player_id: str = "p1", command_id: str | None = None) -> Any:
+    return _command(GrantFun, player_id, command_id, amount=amount, currency="EUR")
+
+
+def reset_fun(amount: int, player_id: str = "p1", command_id: str | None = None) -> Any:
+    return _command(ResetFun, player_id, command_id, amount=amount, currency="EUR")
 
 
 def place_bet(

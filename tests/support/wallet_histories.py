@@ -13,6 +13,7 @@ from support.deciders import NOW
 from support.wallet import (
     WALLET,
     deposit,
+    grant_fun,
     place_bet,
     round_events,
     settled,
@@ -68,6 +69,8 @@ def message_for(step: tuple[Any, ...], n: int, state: State) -> Message:
     """Build the step's message; ``n`` makes every event id unique, as the log's would be. An
     even settled total stands for settlement's true result, an odd one for a forgery."""
     kind, player = step[0], step[1]
+    if kind == "deposit" and step[3] is Mode.FUN:  # play money is granted, never deposited
+        return grant_fun(step[2], player, step[4])
     if kind in {"deposit", "withdraw"}:
         build = deposit if kind == "deposit" else withdraw
         return build(step[2], player, step[4], mode=step[3])

@@ -13,7 +13,7 @@ import pytest
 
 from holdem.client.connection import KafkaConnection
 from holdem.runtime import loop
-from holdem.runtime.launcher import READY_EVENT, Launcher, LaunchError, ServiceProcess
+from holdem.runtime.launcher import READY_EVENT, SERVICES, Launcher, LaunchError, ServiceProcess
 
 
 def fake(tmp_path: Path, script: str) -> ServiceProcess:
@@ -101,7 +101,7 @@ def test_two_instances_per_service_get_their_own_ids_logs_and_only_one_metrics_p
     assert [s.label for s in wallets] == ["wallet", "wallet-1"]
     assert [s.env["HOLDEM_INSTANCE_ID"] for s in wallets] == ["0", "1"]
     assert [s.env["HOLDEM_METRICS_PORT"] for s in wallets] == ["9102", "0"]
-    assert len({s.log_path for s in launcher.services.values()}) == 6
+    assert len({s.log_path for s in launcher.services.values()}) == 2 * len(SERVICES)
 
 
 async def test_a_retired_instance_is_stopped_for_good_and_a_new_one_takes_a_fresh_id(

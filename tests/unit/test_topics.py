@@ -17,6 +17,8 @@ def test_default_names_are_the_documented_contract() -> None:
         "holdem.queries",
         "holdem.replies",
         "holdem.seamless.replies",
+        "holdem.admin",
+        "holdem.tables",
     )
 
 

@@ -48,7 +48,10 @@ def test_the_published_json_schemas_are_those_of_the_code() -> None:
 def test_types_are_unique_and_namespaced_by_topic() -> None:
     kinds = [type_and_version(model)[0] for model in ALL_MODELS]
     assert len(kinds) == len(set(kinds))
-    prefixes = {"command", "round", "wallet", "vault", "rejected", "query", "reply", "seamless"}
+    prefixes = {
+        "command", "round", "wallet", "vault", "rejected", "query", "reply", "seamless", "admin",
+        "table",
+    }  # fmt: skip
     assert all(kind.split(".")[0] in prefixes for kind in kinds)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from holdem.core.contracts import ALL_MODELS, COMMAND_TYPES, Reason, parse
+from holdem.core.contracts import ADMIN_TYPES, ALL_MODELS, COMMAND_TYPES, Reason, parse
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "operator-guide.md"
 
@@ -19,12 +19,16 @@ def examples() -> list[str]:
 
 
 def test_every_example_is_a_valid_command_and_every_command_has_one() -> None:
-    commands = [parse("commands", example) for example in examples()]
-    assert sorted(command.type for command in commands) == sorted(COMMAND_TYPES)
+    commands = [
+        parse("admin" if '"type": "admin.' in example else "commands", example)
+        for example in examples()
+    ]
+    assert sorted(command.type for command in commands) == sorted(COMMAND_TYPES | ADMIN_TYPES)
 
 
 def test_every_event_type_and_every_rejection_reason_is_named() -> None:
     text = guide()
     types = {model.model_fields["type"].default for model in ALL_MODELS}
-    assert {t for t in types if f"`{t}`" not in text and t not in COMMAND_TYPES} == set()
+    commands = COMMAND_TYPES | ADMIN_TYPES
+    assert {t for t in types if f"`{t}`" not in text and t not in commands} == set()
     assert {reason.value for reason in Reason if f"`{reason.value}`" not in text} == set()

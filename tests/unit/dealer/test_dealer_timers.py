@@ -106,3 +106,25 @@ def test_a_tick_handles_every_round_that_is_due_in_a_stable_order() -> None:
         ("round.voided", "r0"),
         ("round.folded", "r1"),
     ]
+
+
+def test_a_round_bet_at_a_table_is_timed_out_by_its_own_terms_not_the_settings() -> None:
+    # The settings say 30s and fold; the round's table version said 5s and call.
+    terms = {"table_id": "t1", "table_version": 3, "decision_timeout_s": 5}
+    bet = GAME.bet_placed(**terms, timeout_policy=TimeoutPolicy.CALL)
+    dealt = DEALER.given([bet, sealed(), GAME.dealt()])
+
+    assert tick(dealt, 5.9)[1] == []
+    [decision] = tick(dealt, 6)[1]
+    assert isinstance(decision, Called) and decision.auto
+
+
+def test_a_round_keeps_its_terms_in_a_snapshot() -> None:
+    from holdem.dealer.snapshot import dump_state, load_state
+
+    bet = GAME.bet_placed(decision_timeout_s=5, timeout_policy=TimeoutPolicy.CALL)
+    state = DEALER.given([bet, sealed(), GAME.dealt()])
+
+    assert load_state(dump_state(state)) == state
+    [decision] = tick(load_state(dump_state(state)), 6)[1]
+    assert isinstance(decision, Called)

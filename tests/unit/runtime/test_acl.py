@@ -42,14 +42,16 @@ def test_the_plan_mirrors_what_each_service_spec_declares() -> None:
     }
     for name, spec in specs.items():
         access = acl.SERVICES[name]
-        assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles), name
+        replayed = (*spec.state_roles, *spec.book_roles)  # both read group-less
+        assert (access.inputs, access.state_roles) == (spec.inputs, replayed), name
         assert set(access.outputs) == set(spec.outputs), name
 
 
 def test_the_seamless_plan_mirrors_the_seamless_wallet_spec() -> None:
     spec = seamless_spec(WalletSettings().table, WalletSettings().timing)
     access = acl.SEAMLESS_WALLET
-    assert (access.inputs, access.state_roles) == (spec.inputs, spec.state_roles)
+    replayed = (*spec.state_roles, *spec.book_roles)
+    assert (access.inputs, access.state_roles) == (spec.inputs, replayed)
     assert set(access.outputs) == set(spec.outputs)
 
 
@@ -72,7 +74,7 @@ def test_the_operator_writes_commands_and_queries_and_reads_events_and_replies(
     rules: list[acl.Acl],
 ) -> None:
     assert allowed(rules, "operator", "WRITE") == {TOPICS.commands, TOPICS.queries}
-    reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, TOPICS.replies}
+    reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, TOPICS.replies, TOPICS.tables}
     assert allowed(rules, "operator", "READ") == reads
     groups = [r for r in rules if r.principal == "User:operator" and r.resource == "GROUP"]
     assert [(g.name, g.pattern) for g in groups] == [(f"{PREFIX}.holdem-operator", "PREFIXED")]
@@ -87,7 +89,7 @@ def test_each_service_writes_only_its_own_topics_and_rejections(rules: list[acl.
         TOPICS.rounds, TOPICS.vault, TOPICS.rejected, own("dealer")
     }  # fmt: skip
     assert allowed(rules, "wallet", "WRITE") == {
-        TOPICS.rounds, TOPICS.wallet, TOPICS.rejected, own("wallet")
+        TOPICS.rounds, TOPICS.wallet, TOPICS.tables, TOPICS.rejected, own("wallet")
     }  # fmt: skip
     assert allowed(rules, "settlement", "WRITE") == {
         TOPICS.rounds,

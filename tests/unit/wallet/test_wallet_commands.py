@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from support.deciders import context_for, types_of
-from support.wallet import WALLET, balances, deposit, place_bet, round_events, withdraw
+from support.wallet import WALLET, balances, deposit, grant_fun, place_bet, round_events, withdraw
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -203,15 +203,17 @@ def test_command_ids_are_scoped_by_player() -> None:
 
 
 def test_fun_money_is_a_separate_account_with_the_same_rules() -> None:
-    state, _ = WALLET.when(funded(100_000), deposit(3_000, mode=Mode.FUN))
+    state, _ = WALLET.when(funded(100_000), grant_fun(3_000))
     state, fun = WALLET.when(state, place_bet("f1", ante=1_000, mode=Mode.FUN))
-    _, short = WALLET.when(state, withdraw(2_001, mode=Mode.FUN))
+    _, out = WALLET.when(state, withdraw(1, mode=Mode.FUN))
+    _, into = WALLET.when(state, deposit(1, mode=Mode.FUN))
 
     assert all(e.mode == Mode.FUN for e in fun)
     assert balances(state, mode=Mode.FUN) == (0, 2_000)
     assert balances(state) == (100_000, 0)
     assert state.house == {("EUR", Mode.FUN): 1_000}
-    assert rejection_reasons(short) == [Reason.INSUFFICIENT_FUNDS]
+    # play money is granted and reset, never deposited or withdrawn
+    assert rejection_reasons(out) == rejection_reasons(into) == [Reason.WRONG_MODE]
 
 
 def test_decide_does_not_change_the_state_it_is_given() -> None:

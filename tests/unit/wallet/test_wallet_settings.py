@@ -43,10 +43,21 @@ def test_every_setting_is_described() -> None:
 def test_the_wallet_reads_commands_and_rounds_and_folds_its_ledger_and_the_rounds() -> None:
     spec = wallet_spec(WalletSettings().table)
 
-    assert (spec.name, spec.inputs, spec.state_roles) == (
+    assert (spec.name, spec.inputs, spec.state_roles, spec.book_roles) == (
         "wallet",
-        ("commands", "rounds"),
-        ("wallet", "rounds"),  # the deals and reveals a payout is checked against
+        ("commands", "rounds", "admin"),
+        ("wallet", "rounds"),  # the bets, deals and reveals (Rebet, payouts' evidence)
+        ("tables",),  # the whole table book
     )
-    assert spec.commands == {"command.place_bet", "command.deposit", "command.withdraw"}
-    assert spec.rejects_unreadable == {"commands"}
+    assert spec.commands == {
+        "command.place_bet",
+        "command.rebet",
+        "command.deposit",
+        "command.withdraw",
+        "command.grant_fun",
+        "command.reset_fun",
+        "admin.create_table",
+        "admin.change_table",
+        "admin.close_table",
+    }
+    assert spec.rejects_unreadable == {"commands", "admin"}

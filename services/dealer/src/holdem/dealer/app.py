@@ -13,7 +13,7 @@ from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
 from holdem.dealer import snapshot
-from holdem.dealer.context import DeckSource, Table, Tick, TimeoutPolicy
+from holdem.dealer.context import DeckSource, Table, Tick
 from holdem.dealer.decide import HANDLED, bind
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.state import FOLDED, DealerState, evolve, initial_state
@@ -124,8 +124,9 @@ def main() -> None:
     except VaultKeyError as error:  # no key, no deal: refuse to start rather than deal in clear
         log.critical("cannot start", error=str(error))
         raise SystemExit(f"holdem-dealer: {error}") from None
-    if settings.timeout_policy is TimeoutPolicy.OPTIMAL:
-        optimal_table()  # load (or build, about a minute) before the first tick needs it
+    # Load (or build, about a minute) before the first tick needs it: besides the settings,
+    # any table of the book may choose the optimal policy for its rounds (ADR 018).
+    optimal_table()
     run(service)
     if fatal:
         raise SystemExit(f"holdem-dealer: {fatal[0]}")

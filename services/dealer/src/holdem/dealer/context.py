@@ -6,8 +6,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from enum import StrEnum
 
+from holdem.core.contracts import TimeoutPolicy
 from holdem.core.decider import Context
 from holdem.dealer.vault import Vault
 
@@ -17,17 +17,13 @@ DeckSource = Callable[[], tuple[Sequence[int], bytes]]
 _DERIVED = uuid.UUID("0b9d7a52-2f0e-4b8e-9d67-6a3f1c2e8d41")
 
 
-class TimeoutPolicy(StrEnum):
-    """How the table completes a round whose player did not decide in time."""
-
-    FOLD = "fold"
-    CALL = "call"
-    OPTIMAL = "optimal"  # the decision with the higher expected value
+__all__ = ["DealerContext", "DeckSource", "Table", "Tick", "TimeoutPolicy"]
 
 
 @dataclass(frozen=True)
 class Table:
-    """The table's timing rules (from the settings)."""
+    """The default timing rules (from the settings), for rounds whose BetPlaced names no table
+    terms; a round bet at a table of the book carries its own (ADR 018)."""
 
     decision_timeout: timedelta = timedelta(seconds=30)
     timeout_policy: TimeoutPolicy = TimeoutPolicy.FOLD

@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import orjson
 
-from holdem.core.contracts import DeckSealed, Mode, dump, parse
+from holdem.core.contracts import DeckSealed, Mode, TimeoutPolicy, dump, parse
 from holdem.core.snapshot import (
     SnapshotError,
     check_envelope,
@@ -104,6 +104,8 @@ _ROUND: dict[str, Callable[[Any], Any]] = {
     "commitment": text,
     "malfunction_id": optional(text),
     "malfunction_reason": text,
+    "decision_timeout_s": optional(count),
+    "timeout_policy": optional(lambda v: TimeoutPolicy(text(v))),
 }
 
 

@@ -19,6 +19,7 @@ from holdem.core.contracts import (
     Mode,
     RoundVoided,
     Settled,
+    TimeoutPolicy,
 )
 from holdem.dealer.pmap import PMap
 
@@ -76,6 +77,10 @@ class Round:
     commitment: str = ""
     malfunction_id: str | None = None  # the first Malfunction seen for the round
     malfunction_reason: str = ""
+    # The round's own terms, from its BetPlaced v2 (its table's version); None: the dealer's
+    # settings (a v1 BetPlaced, the default table).
+    decision_timeout_s: int | None = None
+    timeout_policy: TimeoutPolicy | None = None
 
 
 # What a player's command_id was used for: the round and the command type it answered.
@@ -150,6 +155,8 @@ def _bet_placed(r: Round, e: BetPlaced) -> Round:
         ante=e.ante,
         aa_bonus=e.aa_bonus,
         placed_at=e.occurred_at,
+        decision_timeout_s=e.decision_timeout_s,
+        timeout_policy=e.timeout_policy,
     )
 
 

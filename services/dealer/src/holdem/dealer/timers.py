@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from holdem.core.contracts import Message
 from holdem.core.deck import deal
@@ -25,9 +25,14 @@ def _timeout(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
     table = ctx.table
     if r.phase is not Phase.DEALT or r.malfunction_id is not None or r.dealt_at is None:
         return []
-    if now < r.dealt_at + table.decision_timeout:
+    timeout = (
+        table.decision_timeout
+        if r.decision_timeout_s is None
+        else timedelta(seconds=r.decision_timeout_s)
+    )
+    if now < r.dealt_at + timeout:
         return []
-    decision = auto_decision(table.timeout_policy, r, ctx)
+    decision = auto_decision(r.timeout_policy or table.timeout_policy, r, ctx)
     # Ids derive from the round, not the tick, so a timeout decided twice is recognisably one.
     round_ctx = ctx.derived(f"timeout/{r.round_id}", r.correlation_id)
     return reveal(r, decision, round_ctx, auto=True, command_id=None)

@@ -7,15 +7,24 @@ from dataclasses import replace
 import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import COMMAND_TYPES, Dealt, Malfunction, Message, type_names
+from holdem.core.contracts import (
+    ADMIN_TYPES,
+    COMMAND_TYPES,
+    BetPlaced,
+    Dealt,
+    Malfunction,
+    Message,
+    type_names,
+)
 from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
 from holdem.core.decider import Context
+from holdem.core.table_book import TableBook
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
 from holdem.wallet import snapshot
-from holdem.wallet.decide import Table, bind
+from holdem.wallet.decide import Table, Tables, bind
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.settings import WalletSettings
@@ -23,7 +32,17 @@ from holdem.wallet.state import State, evolve, initial_state
 
 log = structlog.get_logger(__name__)
 NAME = "wallet"
-OWNED_COMMANDS = frozenset({"command.place_bet", "command.deposit", "command.withdraw"})
+OWNED_COMMANDS = frozenset(
+    {
+        "command.place_bet",
+        "command.rebet",
+        "command.deposit",
+        "command.withdraw",
+        "command.grant_fun",
+        "command.reset_fun",
+        *ADMIN_TYPES,
+    }
+)
 
 
 def log_refusals(state: State, message: Message, events: list[Message]) -> None:
@@ -39,26 +58,31 @@ def log_refusals(state: State, message: Message, events: list[Message]) -> None:
             )
 
 
-def wallet_spec(table: Table) -> Spec[State]:
-    """The wallet as the runtime sees it: reads commands and rounds, folds its own ledger and
-    the rounds' deals and reveals (what a payout is checked against)."""
+def wallet_spec(table: Table, book: TableBook | None = None) -> Spec[State]:
+    """The wallet as the runtime sees it: reads commands, the admin's table commands and
+    rounds, folds its own ledger and the rounds' bets, deals and reveals (what a payout is
+    checked against), and keeps the whole table book (ADR 018)."""
+    book = TableBook() if book is None else book
     return Spec[State](
         name=NAME,
         initial_state=initial_state,
         evolve=evolve,
-        decide=bind(table),
-        inputs=("commands", "rounds"),
+        decide=bind(table, book),
+        inputs=("commands", "rounds", "admin"),
         state_roles=("wallet", "rounds"),
-        outputs=("rounds", "wallet"),  # and "rejected", which the runtime adds for everyone
+        outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
         commands=OWNED_COMMANDS,
         # The design makes the wallet the one that reports commands nobody owns (unknown types).
-        rejects_unreadable=frozenset({"commands"}),
+        rejects_unreadable=frozenset({"commands", "admin"}),
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
-        # Every command (it reports unknown types) and the rounds events that prove and end a
-        # round; BetPlaced, BetRejected, Malfunction and CommandRejected are skipped unparsed.
+        # Every command (it reports unknown types), the admin's, the bets (what Rebet repeats)
+        # and the rounds events that prove and end a round; BetRejected, Malfunction and
+        # CommandRejected are skipped unparsed.
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
-        reads=COMMAND_TYPES | type_names(Dealt, *ROUND_HANDLERS),
+        reads=COMMAND_TYPES | ADMIN_TYPES | type_names(BetPlaced, Dealt, *ROUND_HANDLERS),
+        book_roles=("tables",),
+        fold_book=book.evolve,
     )
 
 
@@ -70,11 +94,12 @@ def seamless_spec(table: Table, timing: Timing) -> Spec[State]:
     def tick(state: State, ctx: Context) -> list[Message]:
         return on_tick(state, ctx, timing)
 
-    spec = wallet_spec(table)
+    book = TableBook()
+    spec = wallet_spec(table, book)
     return replace(
         spec,
         evolve=evolve_seamless,
-        decide=bind_seamless(table, timing),
+        decide=bind_seamless(Tables(table, book), timing),
         inputs=(*spec.inputs, "seamless_replies"),
         rejects_unreadable=spec.rejects_unreadable | {"seamless_replies"},
         tick=tick,

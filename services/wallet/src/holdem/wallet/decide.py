@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from holdem.core.contracts import (
@@ -14,23 +14,32 @@ from holdem.core.contracts import (
     CallHeld,
     Command,
     Deposit,
+    Envelope,
     FundsDeposited,
     FundsWithdrawn,
+    GrantFun,
     Message,
+    Mode,
     PlaceBet,
     Reason,
+    Rebet,
+    ResetFun,
     StakeTaken,
+    TableCommand,
     WalletRejected,
     Withdraw,
 )
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.decider import Context
-from holdem.core.errors import BetBelowMinimumError
+from holdem.core.errors import BetBelowMinimumError, NotChipsError
 from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
 from holdem.core.rules import STANDARD
+from holdem.core.table_book import Table as BookTable
+from holdem.core.table_book import TableBook
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.state import CLOCK_AHEAD, State
+from holdem.wallet.tables import decide_table
 
 CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could not be reported
@@ -39,10 +48,20 @@ _ENVELOPE = {"event_id", "occurred_at", "causation_id", "correlation_id", "comma
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """The table the wallet takes bets for: its currency and limits (minor units)."""
+    """The deployment's default table, for a v1 PlaceBet (no table_id): its currency and limits
+    (minor units), from the HOLDEM_TABLE_* settings. Its rounds' other terms (decision time,
+    policy) are the dealer's settings, as before tables were data (ADR 018)."""
 
     currency: str
     limits: TableLimits
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Where the wallet finds a bet's table: the default one (v1) and the book (v2, Rebet)."""
+
+    default: Table
+    book: TableBook
 
 
 class Refusal(Exception):
@@ -69,22 +88,29 @@ def fingerprint(command: Command) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def decide(state: State, message: Message, ctx: Context, *, table: Table) -> list[Message]:
+def decide(state: State, message: Envelope, ctx: Context, *, tables: Tables) -> list[Envelope]:
     """The events the wallet publishes in answer to one command or round event (others: [])."""
+    if isinstance(message, TableCommand):
+        return decide_table(tables.book, message, ctx)
+    if not isinstance(message, Message):
+        return []
     command_handler = _COMMAND_HANDLERS.get(type(message))
     if command_handler is not None:
-        return command_handler(state, message, ctx, table)
+        return list(command_handler(state, message, ctx, tables))
     round_handler = ROUND_HANDLERS.get(type(message))
-    return round_handler(state, message, ctx) if round_handler is not None else []
+    return list(round_handler(state, message, ctx)) if round_handler is not None else []
 
 
-def bind(table: Table) -> Callable[[State, Message, Context], list[Message]]:
-    """``decide`` for one table, in the shape the runtime calls."""
+def bind(
+    table: Table, book: TableBook | None = None
+) -> Callable[[State, Envelope, Context], list[Envelope]]:
+    """``decide`` for a default table and a table book, in the shape the runtime calls."""
+    tables = Tables(table, TableBook() if book is None else book)
 
-    def decide_for_table(state: State, message: Message, ctx: Context) -> list[Message]:
-        return decide(state, message, ctx, table=table)
+    def decide_for_tables(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
+        return decide(state, message, ctx, tables=tables)
 
-    return decide_for_table
+    return decide_for_tables
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -95,14 +121,16 @@ def _seen(state: State, command: Command) -> str | None:
     return state.commands.get((command.player_id, command.command_id))
 
 
-def _wallet_rejected(command: Command, ctx: Context, refusal: Refusal) -> WalletRejected:
+def _wallet_rejected(
+    command: Command, ctx: Context, refusal: Refusal, digest: str | None = None
+) -> WalletRejected:
     return WalletRejected(
         **ctx.envelope(command.player_id, command.round_id),
         command_id=command.command_id,
         command_type=str(getattr(command, "type", "")),
         reason=refusal.reason,
         detail=refusal.detail,
-        fingerprint=fingerprint(command),
+        fingerprint=digest or fingerprint(command),
     )
 
 
@@ -137,18 +165,62 @@ def _check_window(state: State, command: Command, ctx: Context) -> None:
         )
 
 
-def _place_bet(state: State, command: PlaceBet, ctx: Context, table: Table) -> list[Message]:
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What one bet is played under: its currency, mode and limits, and the table version."""
+
+    currency: str
+    mode: Mode
+    limits: TableLimits | None  # None: a bet admitted before (seamless mode, once debited)
+    # The BetPlaced fields that pin the round to its table's version (none: the default table)
+    pinned: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _terms(command: PlaceBet | Rebet, tables: Tables) -> Terms:
+    """The table a bet names, as it is now; or the Refusal saying why it cannot be played."""
+    if command.table_id is None:  # a v1 PlaceBet: the default table, the command's mode
+        assert isinstance(command, PlaceBet)
+        return Terms(tables.default.currency, command.mode, tables.default.limits)
+    table = tables.book.get(command.table_id)
+    if table is None:
+        raise Refusal(Reason.UNKNOWN_TABLE, f"no table {command.table_id}")
+    if not table.open:
+        raise Refusal(Reason.TABLE_CLOSED, f"table {command.table_id} is closed")
+    terms = table.terms
+    if isinstance(command, PlaceBet) and command.mode is not terms.mode:
+        raise Refusal(Reason.WRONG_MODE, f"table {command.table_id} plays {terms.mode.value}")
+    return Terms(terms.currency, terms.mode, table.limits, table_terms(table))
+
+
+def _requested(state: State, command: PlaceBet | Rebet) -> tuple[str, int, int]:
+    """(currency, ante, aa_bonus) the command asks for; a Rebet's from the player's last bet."""
+    if isinstance(command, PlaceBet):
+        return command.currency, command.ante, command.aa_bonus
+    last = state.rebets.get(command.player_id, {}).get(command.table_id)
+    if last is None:
+        raise Refusal(Reason.NOTHING_TO_REBET, f"no earlier bet at table {command.table_id}")
+    return "", *last
+
+
+def _place_bet(
+    state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables
+) -> list[Message]:
     try:
         if _check_duplicate(state, command, ctx):
             return []
-        bets = _admit(state, command, table)
+        terms = _terms(command, tables)
+        asked = _requested(state, command)
+        bets = _admit(state, command, terms, asked)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
-    return _take_stakes(state, command, ctx, bets)
+    return _take_stakes(state, command, ctx, bets, terms, asked[1:])
 
 
-def bet_refused(command: PlaceBet, ctx: Context, refusal: Refusal) -> list[Message]:
-    """The answer to a bet the wallet turns down: to the player, and for its own memory."""
+def bet_refused(
+    command: PlaceBet | Rebet, ctx: Context, refusal: Refusal, digest: str | None = None
+) -> list[Message]:
+    """The answer to a bet the wallet turns down: to the player, and for its own memory
+    (``digest``: the command's fingerprint when it was taken before, seamless mode)."""
     rejected = BetRejected(
         **ctx.envelope(command.player_id, command.round_id),
         command_id=command.command_id,
@@ -156,25 +228,37 @@ def bet_refused(command: PlaceBet, ctx: Context, refusal: Refusal) -> list[Messa
         detail=refusal.detail,
     )
     # The wallet folds only its own topic: WalletRejected is how it remembers the answer.
-    return [rejected, _wallet_rejected(command, ctx, refusal)]
+    return [rejected, _wallet_rejected(command, ctx, refusal, digest)]
 
 
-def _admit(state: State, command: PlaceBet, table: Table, *, funds: bool = True) -> AdjustedBets:
+def _admit(
+    state: State,
+    command: PlaceBet | Rebet,
+    terms: Terms,
+    asked: tuple[str, int, int],
+    *,
+    funds: bool = True,
+) -> AdjustedBets:
     """The bets as the table accepts them, or the Refusal that says why not; ``funds=False``
     leaves the balance to the operator's wallet (seamless mode, ADR 015)."""
+    currency, ante, aa_bonus = asked
     if command.round_id in state.rounds:
         raise Refusal(Reason.ROUND_EXISTS, f"round {command.round_id} already has a bet")
-    if command.currency != table.currency:
-        raise Refusal(Reason.UNSUPPORTED_CURRENCY, f"this table plays in {table.currency}")
+    if currency and currency != terms.currency:
+        raise Refusal(Reason.UNSUPPORTED_CURRENCY, f"this table plays in {terms.currency}")
+    if terms.limits is None:
+        raise Refusal(Reason.INVALID, "no limits to admit the bet under")
     try:
-        bets = auto_adjust(command.ante, command.aa_bonus, table.limits)
+        bets = auto_adjust(ante, aa_bonus, terms.limits)
     except BetBelowMinimumError as error:
         raise Refusal(Reason.BELOW_MINIMUM, str(error)) from None
+    except NotChipsError as error:
+        raise Refusal(Reason.NOT_CHIPS, str(error)) from None
     open_round = state.open_rounds.get(command.player_id)
     if open_round is not None:
         raise Refusal(Reason.ROUND_IN_PROGRESS, f"round {open_round} awaits its decision")
     needed = bets.ante + bets.aa_bonus + CALL_MULTIPLE * bets.ante
-    available = state.account((command.player_id, command.currency, command.mode)).available
+    available = state.account((command.player_id, terms.currency, terms.mode)).available
     if funds and available < needed:
         raise Refusal(Reason.INSUFFICIENT_FUNDS, f"needs {needed}, available {available}")
     return bets
@@ -182,9 +266,11 @@ def _admit(state: State, command: PlaceBet, table: Table, *, funds: bool = True)
 
 def _take_stakes(
     state: State,
-    command: PlaceBet,
+    command: PlaceBet | Rebet,
     ctx: Context,
     bets: AdjustedBets,
+    terms: Terms,
+    requested: tuple[int, int],
     ledger: Ledger | None = None,
     digest: str | None = None,
 ) -> list[Message]:
@@ -196,16 +282,17 @@ def _take_stakes(
     placed = BetPlaced(
         **ctx.envelope(command.player_id, round_id),
         command_id=command.command_id,
-        currency=command.currency,
-        mode=command.mode,
+        currency=terms.currency,
+        mode=terms.mode,
         ante=bets.ante,
         aa_bonus=bets.aa_bonus,
         call_hold=call_hold,
-        requested_ante=command.ante,
-        requested_aa_bonus=command.aa_bonus,
+        requested_ante=requested[0],
+        requested_aa_bonus=requested[1],
         adjusted=bets.adjusted,
+        **terms.pinned,
     )
-    ledger = ledger or Ledger(state, (command.player_id, command.currency, command.mode), ctx)
+    ledger = ledger or Ledger(state, (command.player_id, terms.currency, terms.mode), ctx)
     stake = ledger.move(
         StakeTaken,
         f"stake:{round_id}",
@@ -219,11 +306,32 @@ def _take_stakes(
     return [placed, stake, ledger.move(CallHeld, f"hold:{round_id}", call_hold, round_id)]
 
 
-def _deposit(state: State, command: Deposit, ctx: Context, table: Table) -> list[Message]:
+PINNED = ("table_id", "table_version", "decision_timeout_s", "timeout_policy", "pay_table")
+
+
+def table_terms(table: BookTable) -> dict[str, Any]:
+    """The BetPlaced fields that pin a round to its table's version."""
+    terms = table.terms
+    return {
+        "table_id": table.table_id,
+        "table_version": table.version,
+        "decision_timeout_s": terms.decision_timeout_s,
+        "timeout_policy": terms.timeout_policy,
+        "pay_table": terms.pay_table,
+    }
+
+
+def _real_money_only(command: Deposit | Withdraw) -> None:
+    if command.mode is not Mode.REAL:
+        raise Refusal(Reason.WRONG_MODE, "fun balances are granted and reset (GrantFun, ResetFun)")
+
+
+def _deposit(state: State, command: Deposit, ctx: Context, tables: Tables) -> list[Message]:
     key = (command.player_id, command.currency, command.mode)
     try:
         if _check_duplicate(state, command, ctx):
             return []
+        _real_money_only(command)
         if state.account(key).available + command.amount > MAX_BALANCE:
             raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
     except Refusal as refusal:
@@ -232,11 +340,12 @@ def _deposit(state: State, command: Deposit, ctx: Context, table: Table) -> list
     return [_command_move(ledger, FundsDeposited, "deposit", command)]
 
 
-def _withdraw(state: State, command: Withdraw, ctx: Context, table: Table) -> list[Message]:
+def _withdraw(state: State, command: Withdraw, ctx: Context, tables: Tables) -> list[Message]:
     key = (command.player_id, command.currency, command.mode)
     try:
         if _check_duplicate(state, command, ctx):
             return []
+        _real_money_only(command)
         available = state.account(key).available
         if available < command.amount:
             raise Refusal(Reason.INSUFFICIENT_FUNDS, f"available {available}")
@@ -246,22 +355,62 @@ def _withdraw(state: State, command: Withdraw, ctx: Context, table: Table) -> li
     return [_command_move(ledger, FundsWithdrawn, "withdraw", command)]
 
 
+def _fun_grant(state: State, command: GrantFun, ctx: Context, tables: Tables) -> list[Message]:
+    """Play money in: a deposit to the player's fun account, which no real account ever sees."""
+    key = (command.player_id, command.currency, Mode.FUN)
+    try:
+        if _check_duplicate(state, command, ctx):
+            return []
+        if state.account(key).available + command.amount > MAX_BALANCE:
+            raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
+    except Refusal as refusal:
+        return [_wallet_rejected(command, ctx, refusal)]
+    ledger = Ledger(state, key, ctx)
+    return [_command_move(ledger, FundsDeposited, "grant", command, command.amount)]
+
+
+def _fun_reset(state: State, command: ResetFun, ctx: Context, tables: Tables) -> list[Message]:
+    """The fun account's available balance set to ``amount``: what it had goes out (a
+    withdrawal, possibly of 0, which records the answer), then ``amount`` comes in. Play money
+    held for an open fun round stays held and is settled as usual."""
+    key = (command.player_id, command.currency, Mode.FUN)
+    try:
+        if _check_duplicate(state, command, ctx):
+            return []
+    except Refusal as refusal:
+        return [_wallet_rejected(command, ctx, refusal)]
+    ledger = Ledger(state, key, ctx)
+    events: list[Message] = [
+        _command_move(ledger, FundsWithdrawn, "reset", command, ledger.available)
+    ]
+    if command.amount:
+        events.append(_command_move(ledger, FundsDeposited, "reset-grant", command, command.amount))
+    return events
+
+
 def _command_move(
-    ledger: Ledger, model: type[WalletEvent], prefix: str, command: Deposit | Withdraw
+    ledger: Ledger,
+    model: type[WalletEvent],
+    prefix: str,
+    command: Deposit | Withdraw | GrantFun | ResetFun,
+    amount: int | None = None,
 ) -> WalletEvent:
     return ledger.move(
         model,
         f"{prefix}:{command.command_id}",
-        command.amount,
+        command.amount if amount is None else amount,
         None,
         command_id=command.command_id,
         fingerprint=fingerprint(command),
     )
 
 
-_Handler: TypeAlias = Callable[[State, Any, Context, Table], list[Message]]
+_Handler: TypeAlias = Callable[[State, Any, Context, Tables], list[Message]]
 _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     PlaceBet: _place_bet,
+    Rebet: _place_bet,
     Deposit: _deposit,
     Withdraw: _withdraw,
+    GrantFun: _fun_grant,
+    ResetFun: _fun_reset,
 }

@@ -16,10 +16,12 @@ from datetime import timedelta
 from holdem.core.contracts import (
     CallReleased,
     Deposit,
+    Envelope,
     Message,
     PayoutCredited,
     PlaceBet,
     Reason,
+    Rebet,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -45,11 +47,15 @@ from holdem.core.decider import Context
 from holdem.core.limits import AdjustedBets, Adjustment
 from holdem.wallet.decide import (
     CALL_MULTIPLE,
+    PINNED,
     Refusal,
-    Table,
+    Tables,
+    Terms,
     _admit,
     _check_duplicate,
+    _requested,
     _take_stakes,
+    _terms,
     _wallet_rejected,
     bet_refused,
     decide,
@@ -101,18 +107,20 @@ def evolve_seamless(state: State, event: Message) -> State:
 
 
 def bind_seamless(
-    table: Table, timing: Timing
-) -> Callable[[State, Message, Context], list[Message]]:
-    def decide_seamless(state: State, message: Message, ctx: Context) -> list[Message]:
-        if isinstance(message, PlaceBet):
-            return _place_bet(state, message, ctx, table, timing)
+    tables: Tables, timing: Timing
+) -> Callable[[State, Envelope, Context], list[Envelope]]:
+    def decide_seamless(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
+        if not isinstance(message, Message):  # the admin's table commands
+            return decide(state, message, ctx, tables=tables)
+        if isinstance(message, PlaceBet | Rebet):
+            return list(_place_bet(state, message, ctx, tables, timing))
         if isinstance(message, Deposit | Withdraw):
-            return _no_transfers(state, message, ctx)
+            return list(_no_transfers(state, message, ctx))
         if isinstance(message, SeamlessReply):
-            return _on_reply(state, message, ctx)
-        events = decide(state, message, ctx, table=table)
+            return list(_on_reply(state, message, ctx))
+        events = decide(state, message, ctx, tables=tables)
         if isinstance(message, Settled | RoundVoided):
-            events += _end_round(state, message, events, ctx)
+            events += _end_round(state, message, [e for e in events if isinstance(e, Message)], ctx)
         return events
 
     return decide_seamless
@@ -149,7 +157,7 @@ def _resend(request: Request, ctx: Context) -> Request:
 
 
 def _place_bet(
-    state: State, command: PlaceBet, ctx: Context, table: Table, timing: Timing
+    state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables, timing: Timing
 ) -> list[Message]:
     player_id, round_id = command.player_id, command.round_id
     try:
@@ -166,24 +174,27 @@ def _place_bet(
         if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
             detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
             raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
-        bets = _admit(state, command, table, funds=False)
+        terms = _terms(command, tables)
+        asked = _requested(state, command)
+        bets = _admit(state, command, terms, asked, funds=False)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     call_hold = CALL_MULTIPLE * bets.ante
     debit = DebitRequested(
         **ctx.envelope(player_id, round_id),
         tx_id=tx_id(player_id, round_id, "debit"),
-        currency=command.currency,
-        mode=command.mode,
+        currency=terms.currency,
+        mode=terms.mode,
         amount=bets.ante + bets.aa_bonus + call_hold,
         ante=bets.ante,
         aa_bonus=bets.aa_bonus,
         call_hold=call_hold,
         command_id=command.command_id,
-        requested_ante=command.ante,
-        requested_aa_bonus=command.aa_bonus,
+        requested_ante=asked[1],
+        requested_aa_bonus=asked[2],
         fingerprint=fingerprint(command),
         expires_at=ctx.now + timing.debit_timeout,
+        **terms.pinned,
     )
     return [debit]
 
@@ -236,7 +247,8 @@ def _on_debit_answer(
             return _apply_debit(state, bridge, ctx)
         reason = REJECTION_REASONS[reply.reason]
         detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
-        return bet_refused(_bet_of(bridge.debit), ctx, Refusal(reason, detail[:500]))
+        refusal = Refusal(reason, detail[:500])
+        return bet_refused(_bet_of(bridge.debit), ctx, refusal, bridge.debit.fingerprint)
     if bridge.debit_applied == isinstance(reply, Debited):
         return []  # the same answer again, or a refusal that the rollback made true
     detail = f"the debit is {bridge.status.replace('_', ' ')}: this answer changes nothing"
@@ -254,7 +266,12 @@ def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     if debit.aa_bonus != debit.requested_aa_bonus:
         adjustments.append(Adjustment("aa_bonus", debit.requested_aa_bonus, debit.aa_bonus))
     bets = AdjustedBets(debit.ante, debit.aa_bonus, tuple(adjustments))
-    placed = _take_stakes(state, _bet_of(debit), ctx, bets, ledger, digest=debit.fingerprint)
+    pinned = {name: getattr(debit, name) for name in PINNED if getattr(debit, name) is not None}
+    terms = Terms(debit.currency, debit.mode, None, pinned)
+    requested = (debit.requested_ante, debit.requested_aa_bonus)
+    placed = _take_stakes(
+        state, _bet_of(debit), ctx, bets, terms, requested, ledger, digest=debit.fingerprint
+    )
     return [debited, *placed]
 
 
@@ -270,6 +287,7 @@ def _bet_of(debit: DebitRequested) -> PlaceBet:
         mode=debit.mode,
         ante=debit.requested_ante,
         aa_bonus=debit.requested_aa_bonus,
+        table_id=debit.table_id,
     )
 
 
@@ -335,7 +353,7 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     timeout = Refusal(
         Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
     )
-    return [rollback, *bet_refused(_bet_of(debit), own, timeout)]
+    return [rollback, *bet_refused(_bet_of(debit), own, timeout, debit.fingerprint)]
 
 
 def _account(bridge: Bridge) -> AccountKey:

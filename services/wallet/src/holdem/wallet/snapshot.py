@@ -24,8 +24,9 @@ from holdem.core.snapshot import (
 from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges, Status
 from holdem.wallet.state import Account, CallState, Evidence, RoundStatus, Stake, State
 
-# 2: the seamless bridges (ADR 015); a version 1 snapshot (none) still loads.
-SNAPSHOT_VERSION: Final = 2
+# 3: the seamless bridges (ADR 015) and the rebets (ADR 018); an older snapshot is refused, so
+# the state is rebuilt by a full replay (the rebets need the bets of the whole window).
+SNAPSHOT_VERSION: Final = 3
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -57,6 +58,10 @@ def dump_state(state: State) -> bytes:
             "rounds": {k: _bridge(b) for k, b in state.bridges.rounds.items()},
             "closed": state.bridges.closed,
         },
+        "rebets": {
+            player: [[table, ante, bonus] for table, (ante, bonus) in tables.items()]
+            for player, tables in state.rebets.items()
+        },
     }
     return orjson.dumps(body)
 
@@ -66,8 +71,7 @@ def load_state(raw: bytes) -> State:
 
     def load() -> State:
         body = orjson.loads(raw)
-        version = body.get("version") if isinstance(body, dict) else None
-        return _load(check_envelope(body, SERVICE, 1 if version == 1 else SNAPSHOT_VERSION))
+        return _load(check_envelope(body, SERVICE, SNAPSHOT_VERSION))
 
     return decoding(SERVICE, load)
 
@@ -98,8 +102,12 @@ def _load(body: dict[str, Any]) -> State:
     for player_id, keys in mapping(body["applied"]).items():
         state.applied.update((player_id, text(key)) for key in items(keys))
     state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
-    if "bridges" in body or body["version"] > 1:
-        state.bridges = _load_bridges(mapping(body["bridges"]))
+    state.bridges = _load_bridges(mapping(body["bridges"]))
+    for player_id, tables in mapping(body["rebets"]).items():
+        kept = state.rebets.setdefault(player_id, {})
+        for item in items(tables):
+            table_id, ante, bonus = items(item, 3)
+            kept[text(table_id)] = (count(ante), count(bonus))
     return state
 
 

@@ -9,6 +9,7 @@ from typing import Final, Literal, TypeAlias
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
+    BetPlaced,
     CallCaptured,
     Called,
     CallHeld,
@@ -38,7 +39,8 @@ from holdem.wallet.seamless_state import Bridges
 CLOSED_KEPT: Final = 256
 COMMANDS_KEPT: Final = 512
 ROUND_KEYS: Final = ("stake", "hold", "capture", "release", "payout", "refund")  # ":<round_id>"
-COMMAND_KEYS: Final = ("deposit", "withdraw")  # ":<command_id>"
+COMMAND_KEYS: Final = ("deposit", "withdraw", "grant", "reset", "reset-grant")  # ":<command_id>"
+REBET_TABLES_KEPT: Final = 16  # tables per player whose last requested bets Rebet can repeat
 # How far ahead of the wallet's clock a command's occurred_at may be: it bounds the time of every
 # command the wallet remembers, which is what makes the window above safe (decide.py).
 CLOCK_AHEAD: Final = timedelta(seconds=10)
@@ -117,6 +119,8 @@ class State:
     answered: dict[str, list[tuple[str, datetime]]] = field(default_factory=dict)
     horizon: dict[str, datetime] = field(default_factory=dict)
     bridges: Bridges = field(default_factory=Bridges)  # seamless mode only (ADR 015)
+    # player_id -> table_id -> (ante, aa_bonus) last asked for there (Rebet), newest last
+    rebets: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
         return self.evidence.get((player_id, round_id or ""), Evidence())
@@ -159,6 +163,9 @@ def evolve(state: State, event: Message) -> State:
     if isinstance(event, Dealt | Called | Folded):
         _gather(state, event)
         return state
+    if isinstance(event, BetPlaced):
+        _remember_bets(state, event)
+        return state
     if isinstance(event, WalletRejected):
         _remember_command(state, event.player_id, event.command_id, event)
         return state
@@ -173,6 +180,18 @@ def evolve(state: State, event: Message) -> State:
         _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
     return state
+
+
+def _remember_bets(state: State, event: BetPlaced) -> None:
+    """What Rebet repeats: the bets the player last asked for at this table, whatever became
+    of that round (won, lost, folded or voided)."""
+    if event.table_id is None:
+        return
+    tables = state.rebets.setdefault(event.player_id, {})
+    tables.pop(event.table_id, None)
+    tables[event.table_id] = (event.requested_ante, event.requested_aa_bonus)
+    while len(tables) > REBET_TABLES_KEPT:
+        del tables[next(iter(tables))]
 
 
 def _remember_command(

@@ -12,20 +12,32 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from holdem.client.commands import partition_for
+from holdem.client.commands import new_id, partition_for
 from holdem.client.connection import KafkaConnection
 from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import (
+    ChangeTable,
+    CloseTable,
     Command,
     ContractError,
+    CreateTable,
+    Envelope,
     Message,
     RoundVoided,
     Settled,
+    TableChanged,
+    TableClosed,
+    TableCommand,
+    TableEvent,
+    TableOpened,
+    TableRejected,
+    TableTerms,
     dump,
     parse,
 )
@@ -35,6 +47,15 @@ TERMINAL: tuple[type[Message], ...] = (Settled, RoundVoided)
 # A read_committed fetch is not woken by a transaction's commit marker, so it waits the whole
 # fetch_max_wait_ms (default 500) whenever it arrives before the commit: keep it short.
 FETCH_WAIT_MS = 20
+
+
+class TableRefused(Exception):
+    """An admin table command the game refused; ``reason`` is the stable code."""
+
+    def __init__(self, event: TableRejected) -> None:
+        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
+        self.event = event
+        self.reason = event.reason
 
 
 class StalledError(TimeoutError):
@@ -50,7 +71,7 @@ class Watch:
     seen: list[Message] = field(default_factory=list)
     _passed: list[Message] = field(default_factory=list)  # arrived, not yet asked for
 
-    async def until(self, *kinds: type[Message], within_s: float) -> Message:
+    async def until(self, *kinds: type[Envelope], within_s: float) -> Message:
         """The next event of one of ``kinds``; a terminal event of the round always ends the
         wait, since nothing follows it. Events of other kinds are kept for later waits (the
         rounds and wallet topics are not ordered between them). StalledError after
@@ -65,7 +86,7 @@ class Watch:
                     event = await self.queue.get()
                     self.seen.append(event)
                     if isinstance(event, wanted):
-                        return event
+                        return event  # a table's answer too (an Envelope)
                     self._passed.append(event)
         except TimeoutError:
             names = ", ".join(kind.__name__ for kind in kinds)
@@ -93,7 +114,11 @@ class Operator:
         self.connection = connection or KafkaConnection.from_env()
         self.topics = topics or topics_from_env()
         self.partitions = partitions
-        self._roles = {self.topics.rounds: "rounds", self.topics.wallet: "wallet"}
+        self._roles = {
+            self.topics.rounds: "rounds",
+            self.topics.wallet: "wallet",
+            self.topics.tables: "tables",  # the answers to the admin's table commands
+        }
         # aiokafka clients bind to the running loop: they are made in start().
         self._producer: AIOKafkaProducer | None = None
         self._consumer: AIOKafkaConsumer | None = None
@@ -162,6 +187,62 @@ class Operator:
         await self._producer.send_and_wait(
             self.topics.commands, value=dump(command), key=command.player_id.encode()
         )
+
+    async def create_table(
+        self, table_id: str, terms: TableTerms, *, command_id: str | None = None
+    ) -> TableOpened:
+        """Open table ``table_id`` at version 1 (admin principal: the admin topic is its)."""
+        opened = await self._table(CreateTable, table_id, command_id, terms=terms)
+        assert isinstance(opened, TableOpened)
+        return opened
+
+    async def change_table(
+        self,
+        table_id: str,
+        expected_version: int,
+        terms: TableTerms,
+        *,
+        command_id: str | None = None,
+    ) -> TableChanged:
+        """New terms for rounds bet from now on; ``stale_version`` unless the table is still at
+        ``expected_version``."""
+        fields = {"expected_version": expected_version, "terms": terms}
+        changed = await self._table(ChangeTable, table_id, command_id, **fields)
+        assert isinstance(changed, TableChanged)
+        return changed
+
+    async def close_table(
+        self, table_id: str, expected_version: int, *, command_id: str | None = None
+    ) -> TableClosed:
+        """No new round at the table; its open rounds finish under their terms."""
+        fields = {"expected_version": expected_version}
+        closed = await self._table(CloseTable, table_id, command_id, **fields)
+        assert isinstance(closed, TableClosed)
+        return closed
+
+    async def _table(
+        self, model: type[TableCommand], table_id: str, command_id: str | None, **fields: Any
+    ) -> TableEvent:
+        assert self._producer is not None, "start() the operator first"
+        cmd = model(
+            event_id=new_id(),
+            command_id=command_id or new_id(),
+            table_id=table_id,
+            occurred_at=datetime.now(UTC),
+            **fields,
+        )
+        watch = self.watch(f"command:{cmd.command_id}")
+        try:
+            await self._producer.send_and_wait(
+                self.topics.admin, value=dump(cmd), key=table_id.encode()
+            )
+            answer: Any = await watch.until(TableEvent, TableRejected, within_s=60.0)
+        finally:
+            self.forget(watch.key)
+        if isinstance(answer, TableRejected):
+            raise TableRefused(answer)
+        assert isinstance(answer, TableEvent)
+        return answer
 
     async def stream(self) -> AsyncIterator[Message]:
         """Every committed round and wallet event from now on, in arrival order per partition,
@@ -243,7 +324,8 @@ def _parse(role: str, raw: bytes | None) -> Any:
 def _keys_of(event: Any) -> list[str]:
     """Round events and a round's money movements go to the round's watcher; a deposit's or
     withdrawal's answer to the command's."""
-    if event.round_id is not None:
-        return [f"round:{event.round_id}"]
+    round_id = getattr(event, "round_id", None)  # a table's events have none
+    if round_id is not None:
+        return [f"round:{round_id}"]
     command_id = getattr(event, "command_id", None)
     return [f"command:{command_id}"] if command_id is not None else []

@@ -29,9 +29,13 @@ from holdem.core.contracts import (
     Folded,
     FundsDeposited,
     FundsWithdrawn,
+    GrantFun,
     Message,
+    Mode,
     PayoutCredited,
     PlaceBet,
+    Rebet,
+    ResetFun,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -100,12 +104,34 @@ class Player:
     """
 
     def __init__(
-        self, operator: Operator, player_id: str, currency: str = "EUR", step_s: float = 60.0
+        self,
+        operator: Operator,
+        player_id: str,
+        currency: str = "EUR",
+        step_s: float = 60.0,
+        table_id: str | None = None,
+        mode: Mode = Mode.REAL,
     ) -> None:
         self.operator = operator
         self.player_id = player_id
         self.currency = currency
         self.step_s = step_s
+        self.table_id = table_id  # None: the deployment's default table (a v1 PlaceBet)
+        self.mode = mode  # the table's: fun at a fun table
+
+    async def grant_fun(self, amount: int, *, command_id: str | None = None) -> FundsDeposited:
+        """Add ``amount`` of play money to the player's fun balance (operator's decision)."""
+        grant = command(GrantFun, self.player_id, command_id=command_id, **self._money(amount))
+        answer = await self._wallet(grant, FundsDeposited)
+        assert isinstance(answer, FundsDeposited)
+        return answer
+
+    async def reset_fun(self, amount: int = 0, *, command_id: str | None = None) -> WalletEvent:
+        """Set the player's available fun balance to ``amount``; the last movement answers."""
+        reset = command(ResetFun, self.player_id, command_id=command_id, **self._money(amount))
+        answer = await self._wallet(reset, FundsDeposited if amount else FundsWithdrawn)
+        assert isinstance(answer, WalletEvent)
+        return answer
 
     async def deposit(self, amount: int, *, command_id: str | None = None) -> FundsDeposited:
         """Credit ``amount`` minor units; the FundsDeposited carries the new balance."""
@@ -133,9 +159,29 @@ class Player:
         ``placed.ante`` may be lower than asked: auto-adjust to the table maximum."""
         round_id = round_id or new_id()
         stakes: dict[str, Any] = {"currency": self.currency, "ante": ante, "aa_bonus": aa_bonus}
+        if self.table_id is not None:
+            stakes.update(version=2, table_id=self.table_id, mode=self.mode)
         place = command(
             PlaceBet, self.player_id, command_id=command_id, round_id=round_id, **stakes
         )
+        return await self._start_round(place)
+
+    async def rebet(self, *, round_id: str | None = None, command_id: str | None = None) -> Round:
+        """Start a round with the bets last asked for at this player's table (through today's
+        limits); ``Refused`` with ``nothing_to_rebet`` if there were none."""
+        if self.table_id is None:
+            raise ValueError("rebet needs a table: Player(..., table_id=...)")
+        again = command(
+            Rebet,
+            self.player_id,
+            command_id=command_id,
+            round_id=round_id or new_id(),
+            table_id=self.table_id,
+        )
+        return await self._start_round(again)
+
+    async def _start_round(self, place: PlaceBet | Rebet) -> Round:
+        round_id = place.round_id
         watch = self.operator.watch(f"round:{round_id}")
         try:
             await self.operator.send(place)
@@ -151,7 +197,9 @@ class Player:
     def _money(self, amount: int) -> dict[str, Any]:
         return {"currency": self.currency, "amount": amount}
 
-    async def _wallet(self, cmd: Deposit | Withdraw, kind: type[Message]) -> Message:
+    async def _wallet(
+        self, cmd: Deposit | Withdraw | GrantFun | ResetFun, kind: type[Message]
+    ) -> Message:
         watch = self.operator.watch(f"command:{cmd.command_id}")
         try:
             await self.operator.send(cmd)

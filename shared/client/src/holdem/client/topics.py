@@ -31,6 +31,8 @@ class Topics(BaseModel):
     replies: str = "holdem.replies"
     # The seamless wallet bridge (ADR 015): the operator's wallet's answers to the wallet.
     seamless_replies: str = "holdem.seamless.replies"
+    admin: str = "holdem.admin"  # the admin's table commands, keyed by table_id
+    tables: str = "holdem.tables"  # table events (opened, changed, closed), keyed by table_id
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""

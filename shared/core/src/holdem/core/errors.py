@@ -47,3 +47,9 @@ class BetBelowMinimumError(RoundError):
     """An ante below the table minimum: rejected, never adjusted up."""
 
     code: ClassVar[str] = "ante_below_minimum"
+
+
+class NotChipsError(RoundError):
+    """A bet that is not a sum of the table's chip denominations, at a table that rejects it."""
+
+    code: ClassVar[str] = "not_chips"

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.protocol.admin import (
@@ -32,19 +32,24 @@ class Access:
 
 SERVICES: dict[str, Access] = {
     "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
-    "wallet": Access(("commands", "rounds"), ("wallet", "rounds"), ("rounds", "wallet")),
+    # The table book ("tables") is read whole, group-less, like a state role (ADR 018).
+    "wallet": Access(
+        ("commands", "rounds", "admin"),
+        ("wallet", "rounds", "tables"),
+        ("rounds", "wallet", "tables"),
+    ),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
     # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters).
     "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet"), ("replies",)),
 }
 # A seamless-mode wallet (ADR 015) also reads the operator's replies (an input); its requests
 # are on its own topic, which the operator reads already. The operator writes the replies.
-SEAMLESS_WALLET = Access(
-    ("commands", "rounds", "seamless_replies"), ("wallet", "rounds"), ("rounds", "wallet")
+SEAMLESS_WALLET = replace(
+    SERVICES["wallet"], inputs=(*SERVICES["wallet"].inputs, "seamless_replies")
 )
 SEAMLESS_OPERATOR_WRITES = ("seamless_replies",)
 OPERATOR_WRITES = ("commands", "queries")
-OPERATOR_READS = ("rounds", "wallet", "rejected", "replies")
+OPERATOR_READS = ("rounds", "wallet", "rejected", "replies", "tables")  # tables: their terms
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
 PRINCIPALS = ("admin", *SERVICES, "operator")  # admin is a super user: it needs no ACL
 

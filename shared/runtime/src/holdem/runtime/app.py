@@ -93,7 +93,8 @@ def build_app(
             getattr(topics, role),
             schema=UNIONS[role],
             title=f"holdem-{spec.name}:{role}",
-            description=f"what {spec.name} publishes on the {role} topic, keyed by player_id",
+            description=f"what {spec.name} publishes on the {role} topic, keyed by "
+            + ("table_id" if role == "tables" else "player_id"),
         )
 
     app = FastStream(
@@ -145,7 +146,7 @@ def _add_lifecycle(
     async def start() -> None:
         # Only the topics it uses: a service principal may not even see the others (ACLs).
         spec = processor.spec
-        roles = {*spec.inputs, *spec.state_roles, *spec.outputs, "rejected"}
+        roles = {*spec.inputs, *spec.state_roles, *spec.book_roles, *spec.outputs, "rejected"}
         names = sorted(getattr(settings.topics, role) for role in roles)
         if spec.snapshot is not None:
             names.append(snapshot_topic(settings.topics, spec.name))

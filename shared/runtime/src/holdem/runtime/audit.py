@@ -28,6 +28,7 @@ from holdem.core.verify import VerificationError, differences, result_of
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
 from holdem.runtime.audit_seamless import seamless_violations
+from holdem.runtime.audit_tables import table_violations
 from holdem.runtime.processor import ROLES
 from holdem.runtime.topics import Topics
 
@@ -59,9 +60,11 @@ class Record:
 
 
 async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
-    """Every committed record of the run's topics."""
+    """Every committed record of the run's topics (the admin's commands aside)."""
     records: list[Record] = []
     for role in ROLES:
+        if role == "admin":  # table commands: their answers on the tables topic are audited
+            continue
         try:
             found = await read_topic(bootstrap, getattr(topics, role))
         except LookupError:
@@ -170,6 +173,7 @@ def violations(
         published = [r.message for r in ordered if r.role != "seamless_replies" and r.message]
         replies = [r.message for r in ordered if r.role == "seamless_replies" and r.message]
         found += seamless_violations(published, replies, require_closed=require_ended)
+    found += table_violations(records)
     return found
 
 

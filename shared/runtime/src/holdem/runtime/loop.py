@@ -105,6 +105,7 @@ class ServiceLoop:
         self._task: asyncio.Task[None] | None = None
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
+        self.book = BookTail(processor, settings, fatal)
 
     async def refuse_duplicate(self) -> None:
         """Before anything of this instance touches Kafka's transactions: a twin's producer
@@ -133,16 +134,14 @@ class ServiceLoop:
             partition_assignment_strategy=(RangePartitionAssignor,),
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
+        await self.book.start()
         await self.consumer.start()
         self._task = asyncio.create_task(self._run(), name=f"{self.group_id}-loop")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        if self.consumer is not None:
-            await self.consumer.stop()  # a dynamic member leaves the group: a quick hand-over
+        # A dynamic member leaves the group on stop: a quick hand-over.
+        await _stop(self._task, self.consumer)
+        await self.book.stop()
 
     async def _rebuild_pending(self) -> None:
         """The caller holds the processor's lock."""
@@ -166,6 +165,9 @@ class ServiceLoop:
             starts=starts,
             timeout_s=REPLAY_TIMEOUT_S,
         )
+        # The whole book again, to its end: the commands of the partitions just assigned are
+        # decided against every table event their previous owner committed.
+        count += await self.book.replay()
         seconds = time.perf_counter() - started
         self.ready = True
         self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
@@ -325,6 +327,84 @@ class ServiceLoop:
             if high is not None:
                 behind = max(high - await consumer.position(tp), 0)
                 self.processor.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
+
+
+class BookTail:
+    """Keeps a service's book (``Spec.book_roles``, e.g. the table book) current: every
+    partition of those topics read, group-less, from the beginning and then as they grow,
+    folded under the processor's lock (the fold is idempotent, so what a replay or the
+    service's own publishing already folded changes nothing)."""
+
+    def __init__(self, processor: Processor[Any], settings: RuntimeSettings, fatal: Fatal):
+        self.processor = processor
+        self.settings = settings
+        self.fatal = fatal
+        self.topics = [processor.topic_of(role) for role in processor.spec.book_roles]
+        self.consumer: AIOKafkaConsumer | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def replay(self) -> int:
+        """Fold every committed record of the book's topics up to their current end."""
+        if not self.topics:
+            return 0
+        return await replay(
+            self.settings.connection,
+            self.topics,
+            range(self.settings.partitions),
+            self.processor.fold_book,
+            timeout_s=REPLAY_TIMEOUT_S,
+        )
+
+    async def start(self) -> None:
+        """The book read to its end before the service decides anything, then followed."""
+        if not self.topics:
+            return
+        async with self.processor.lock:
+            await self.replay()
+        self.consumer = AIOKafkaConsumer(
+            **self.settings.connection.kwargs(),
+            group_id=None,
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+            auto_offset_reset="earliest",
+            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+        )
+        await self.consumer.start()
+        self.consumer.assign(
+            [TopicPartition(t, p) for t in self.topics for p in range(self.settings.partitions)]
+        )
+        self._task = asyncio.create_task(self._follow(), name="book-tail")
+
+    async def _follow(self) -> None:
+        assert self.consumer is not None
+        try:
+            while True:
+                batch = await self.consumer.getmany(timeout_ms=200)
+                async with self.processor.lock:
+                    for tp, records in batch.items():
+                        for record in records:
+                            if record.value is not None:
+                                self.processor.fold_book(
+                                    tp.topic, record.value, record.key, tp.partition
+                                )
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a book that stops following would decide on stale terms
+            log.exception("book tail failed")
+            self.fatal(error)
+
+    async def stop(self) -> None:
+        await _stop(self._task, self.consumer)
+
+
+async def _stop(task: asyncio.Task[None] | None, consumer: AIOKafkaConsumer | None) -> None:
+    """Cancel a reading task, then stop its consumer."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    if consumer is not None:
+        await consumer.stop()
 
 
 def _header(headers: Any) -> bytes | None:

@@ -10,9 +10,10 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from holdem.core.contracts import (
     BetRejected,
     CommandRejected,
+    Envelope,
     Malfunction,
-    Message,
     MessageRejected,
+    Mode,
     RoundVoided,
     Settled,
     WalletRejected,
@@ -89,14 +90,14 @@ class Metrics:
         )
 
     def observe(
-        self, service: str, cause: Message, events: Iterable[Message], now: datetime
+        self, service: str, cause: Envelope, events: Iterable[Envelope], now: datetime
     ) -> None:
         """Count what one decision published, and its latency from the input."""
         if self.observe_events(service, events):
-            seconds = (now - cause.occurred_at).total_seconds()
+            seconds = (now - cause.occurred_at).total_seconds()  # type: ignore[attr-defined]
             self.latency.labels(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
 
-    def observe_events(self, service: str, events: Iterable[Message]) -> bool:
+    def observe_events(self, service: str, events: Iterable[Envelope]) -> bool:
         """Count published events (also those of periodic decisions); True if there were any."""
         any_event = False
         for event in events:
@@ -105,7 +106,9 @@ class Metrics:
             self._observe_domain(service, event)
         return any_event
 
-    def _observe_domain(self, service: str, event: Message) -> None:
+    def _observe_domain(self, service: str, event: Envelope) -> None:
+        if isinstance(event, Settled) and event.mode is Mode.FUN:
+            return  # play money: never in the rounds, stakes, returns or RTP (ADR 018)
         if isinstance(event, Settled):
             self.rounds.labels(event.result).inc()
             for bet, stake, ret in (

@@ -21,8 +21,10 @@ import structlog
 
 from holdem.client.commands import partition_for_key
 from holdem.core.contracts import (
+    ADMIN_TYPES,
     COMMAND_TYPES,
     ContractError,
+    Envelope,
     Malfunction,
     Message,
     MessageRejected,
@@ -49,6 +51,8 @@ ROLES = (
     "queries",
     "replies",
     "seamless_replies",
+    "admin",
+    "tables",
 )
 DECIDE_ATTEMPTS = 3
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
@@ -85,7 +89,7 @@ class Spec(Generic[S]):
     name: str
     initial_state: Callable[[], S]
     evolve: Callable[[S, Any], S]
-    decide: Callable[[S, Any, Context], list[Message]]
+    decide: Callable[[S, Any, Context], Sequence[Envelope]]
     inputs: tuple[str, ...]  # topic roles consumed
     state_roles: tuple[str, ...]  # topic roles whose events are folded into the state
     outputs: tuple[str, ...] = ()  # topic roles it publishes to (documents the AsyncAPI)
@@ -95,11 +99,16 @@ class Spec(Generic[S]):
     tick: Callable[[S, Context], list[Message]] | None = None  # periodic decisions (timeouts)
     tick_interval_s: float = 1.0
     open_rounds: Callable[[S], int] | None = None
-    on_handled: Callable[[S, Message, list[Message]], None] | None = None  # service metrics
+    on_handled: Callable[[S, Any, Any], None] | None = None  # (state, input, events): metrics
     # The message types it folds or decides on; records whose type header names another type
     # are skipped unparsed (None: parse everything).
     reads: frozenset[str] | None = None
     snapshot: Codec | None = None  # how its state is snapshotted (None: always a full replay)
+    # Roles read whole (every partition) into one book shared by all partitions' decisions,
+    # e.g. the table book: replayed before the service is ready, kept current (loop.BookTail),
+    # and fed its own events as they are published. ``fold_book`` must be idempotent.
+    book_roles: tuple[str, ...] = ()
+    fold_book: Callable[[Any], None] | None = None
 
 
 @dataclass
@@ -165,8 +174,21 @@ class Processor(Generic[S]):
             return
         if key is not None and partition is not None and self._refusal(message, key, partition):
             return
+        if self._role_of[topic] in self.spec.book_roles:
+            self._fold_book(message)
+            return
         self.on_partition(partition or 0)
         self.state = self.spec.evolve(self.state, message)
+
+    def fold_book(self, topic: str, raw: bytes, key: bytes | None, partition: int) -> None:
+        """Fold one committed record of a book role (replay and tail): never a partition's
+        state, whatever partition the record is on."""
+        if self._role_of.get(topic) in self.spec.book_roles:
+            self.fold(topic, raw, key, partition)
+
+    def _fold_book(self, message: Envelope) -> None:
+        if self.spec.fold_book is not None:
+            self.spec.fold_book(message)
 
     async def handle(
         self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
@@ -217,18 +239,20 @@ class Processor(Generic[S]):
         await self._decide_and_publish(message, origin)
 
     def _refusal(
-        self, message: Message, key: bytes | None, partition: int
+        self, message: Envelope, key: bytes | None, partition: int
     ) -> tuple[RecordReason, str] | None:
-        """Why a readable record is still not what it claims: its key, or its partition."""
-        if key is None or key != message.player_id.encode():
+        """Why a readable record is still not what it claims: its key (the body's ``key``: a
+        player's ``player_id``, a table's ``table_id``), or its partition."""
+        if key is None or key != message.key.encode():
             shown = "no key" if key is None else f"key {key[:80]!r}"
-            return RecordReason.KEY_MISMATCH, f"{shown} but player_id {message.player_id!r}"
+            name = "player_id" if isinstance(message, Message) else "table_id"
+            return RecordReason.KEY_MISMATCH, f"{shown} but {name} {message.key!r}"
         if self.partitions is not None:
             expected = partition_for_key(key, self.partitions)
             if partition != expected:
                 return (
                     RecordReason.WRONG_PARTITION,
-                    f"partition {partition}, but murmur2 puts key {message.player_id!r} on "
+                    f"partition {partition}, but murmur2 puts key {message.key!r} on "
                     f"{expected} of {self.partitions}",
                 )
         return None
@@ -248,7 +272,7 @@ class Processor(Generic[S]):
             self._update_open_rounds()
         await self.outbox.flush()
 
-    async def _decide_and_publish(self, message: Message, origin: Origin) -> None:
+    async def _decide_and_publish(self, message: Any, origin: Origin) -> None:
         now = self.clock()
         make = self.spec.make_context or _default_context
         for attempt in range(1, DECIDE_ATTEMPTS + 1):
@@ -258,7 +282,7 @@ class Processor(Generic[S]):
                 events = self.spec.decide(self.state, message, ctx)
                 break
             except Exception as error:  # a poison message must not block the partition
-                log.exception("decide failed", attempt=attempt, event_type=message.type)  # type: ignore[attr-defined]
+                log.exception("decide failed", attempt=attempt, event_type=message.type)
                 if attempt == DECIDE_ATTEMPTS:
                     await self._poison(message, origin, error)
                     return
@@ -273,31 +297,37 @@ class Processor(Generic[S]):
             count = sum(self.spec.open_rounds(state) for state in self.states.values())
             self.metrics.open_rounds.labels(self.spec.name).set(count)
 
-    async def _publish(self, events: Sequence[Message]) -> None:
+    async def _publish(self, events: Sequence[Envelope]) -> None:
         records: list[Record] = [
-            (self.topic_of(e.TOPIC), e.record_key, dump(e), e.type)  # type: ignore[attr-defined]
+            (self.topic_of(e.TOPIC), e.key, dump(e), e.type)  # type: ignore[attr-defined]
             for e in events
         ]
         await self.outbox.send(records)
         for event in events:
-            if event.TOPIC in self.spec.state_roles:
+            if event.TOPIC in self.spec.book_roles:
+                self._fold_book(event)
+            elif event.TOPIC in self.spec.state_roles:
                 self.state = self.spec.evolve(self.state, event)
             log.debug(
                 "published",
                 event_type=event.type,  # type: ignore[attr-defined]
-                round_id=event.round_id,
-                player_id=event.player_id,
+                round_id=getattr(event, "round_id", None),
+                key=event.key,
             )
 
-    async def _poison(self, message: Message, origin: Origin, error: Exception) -> None:
+    async def _poison(self, message: Envelope, origin: Origin, error: Exception) -> None:
         ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{origin.seed}")
         detail = f"{type(error).__name__}: {error}"
         events: list[Message] = [
-            self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.player_id)
+            self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.key)
         ]
         # A round is reported broken only by a service that writes rounds: a failed query (the
         # query service) must never void the round it asked about.
-        if message.round_id is not None and "rounds" in self.spec.outputs:
+        if (
+            isinstance(message, Message)
+            and message.round_id is not None
+            and "rounds" in self.spec.outputs
+        ):
             events.append(
                 Malfunction(
                     **ctx.envelope(message.player_id, message.round_id),
@@ -357,9 +387,9 @@ class Processor(Generic[S]):
     def _reports(self, role: str, raw: bytes) -> bool:
         """Whether this service answers for a bad record of ``role`` (one service per record:
         the command's owner, or the service named for that topic)."""
-        if role == "commands":
+        if role in ("commands", "admin"):
             kind = _lenient_field(raw, "type")
-            if kind in COMMAND_TYPES:
+            if kind in COMMAND_TYPES | ADMIN_TYPES:
                 return kind in self.spec.commands
         return role in self.spec.rejects_unreadable
 

@@ -13,12 +13,23 @@ from pydantic import Field, TypeAdapter, ValidationError
 from holdem.core.contracts.base import (
     MAX_AMOUNT,
     Command,
+    Envelope,
     Message,
     Mode,
     Reason,
     RecordReason,
 )
-from holdem.core.contracts.commands import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw
+from holdem.core.contracts.commands import (
+    Call,
+    Deposit,
+    Fold,
+    GrantFun,
+    PlaceBet,
+    Rebet,
+    ResetFun,
+    VoidRound,
+    Withdraw,
+)
 from holdem.core.contracts.queries import (
     BalanceQuery,
     BalanceReply,
@@ -61,6 +72,20 @@ from holdem.core.contracts.seamless import (
     SeamlessDebited,
     SeamlessRolledBack,
 )
+from holdem.core.contracts.tables import (
+    ChangeTable,
+    CloseTable,
+    CreateTable,
+    TableChanged,
+    TableClosed,
+    TableCommand,
+    TableEvent,
+    TableMessage,
+    TableOpened,
+    TableRejected,
+    TableTerms,
+    TimeoutPolicy,
+)
 from holdem.core.contracts.wallet import (
     CallCaptured,
     CallHeld,
@@ -74,7 +99,14 @@ from holdem.core.contracts.wallet import (
 )
 
 AnyCommand: TypeAlias = Annotated[
-    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw, Field(discriminator="type")
+    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw | Rebet | GrantFun | ResetFun,
+    Field(discriminator="type"),
+]
+AdminCommand: TypeAlias = Annotated[
+    CreateTable | ChangeTable | CloseTable, Field(discriminator="type")
+]
+TableLogMessage: TypeAlias = Annotated[
+    TableOpened | TableChanged | TableClosed | TableRejected, Field(discriminator="type")
 ]
 RoundMessage: TypeAlias = Annotated[
     BetPlaced
@@ -114,7 +146,10 @@ SeamlessReplyMessage: TypeAlias = Annotated[
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
-    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw)
+    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun)
+)
+ADMIN_TYPES: frozenset[str] = frozenset(
+    model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
 AnyQuery: TypeAlias = Annotated[
     OpenRoundQuery | BalanceQuery | HistoryQuery | RoundSummaryQuery, Field(discriminator="type")
@@ -136,11 +171,13 @@ UNIONS: dict[str, Any] = {
     "queries": AnyQuery,
     "replies": AnyReply,
     "seamless_replies": SeamlessReplyMessage,
+    "admin": AdminCommand,
+    "tables": TableLogMessage,
 }
 ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
 
-ALL_MODELS: tuple[type[Message], ...] = (
-    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw,
+ALL_MODELS: tuple[type[Envelope], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun,
     BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
     CommandRejected, DeckSealed,
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
@@ -149,6 +186,7 @@ ALL_MODELS: tuple[type[Message], ...] = (
     OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
     *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
+    CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
 )  # fmt: skip
 
 
@@ -182,7 +220,7 @@ def parse(role: str, raw: bytes | str) -> Any:
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
 
 
-def type_names(*models: type[Message]) -> frozenset[str]:
+def type_names(*models: type[Envelope]) -> frozenset[str]:
     """The wire ``type`` strings of these models (what a service declares it reads).
 
     >>> sorted(type_names(Call, Fold))
@@ -191,17 +229,19 @@ def type_names(*models: type[Message]) -> frozenset[str]:
     return frozenset(str(model.model_fields["type"].default) for model in models)
 
 
-def dump(message: Message) -> bytes:
+def dump(message: Envelope) -> bytes:
     """The wire form of a message (JSON, UTF-8)."""
     return message.model_dump_json().encode()
 
 
 __all__ = [
     "ADAPTERS",
+    "ADMIN_TYPES",
     "ALL_MODELS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
     "UNIONS",
+    "AdminCommand",
     "AnyCommand",
     "AnyQuery",
     "AnyReply",
@@ -214,16 +254,21 @@ __all__ = [
     "CallHeld",
     "CallReleased",
     "Called",
+    "ChangeTable",
+    "CloseTable",
     "Command",
     "CommandRejected",
     "ContractError",
+    "CreateTable",
     "Dealt",
     "DeckSealed",
     "Deposit",
+    "Envelope",
     "Fold",
     "Folded",
     "FundsDeposited",
     "FundsWithdrawn",
+    "GrantFun",
     "HistoryQuery",
     "HistoryReply",
     "Malfunction",
@@ -237,7 +282,9 @@ __all__ = [
     "QueryReason",
     "QueryRefused",
     "Reason",
+    "Rebet",
     "RecordReason",
+    "ResetFun",
     "RoundMessage",
     "RoundSummaryQuery",
     "RoundSummaryReply",
@@ -247,6 +294,16 @@ __all__ = [
     "Settled",
     "StakeTaken",
     "StakesRefunded",
+    "TableChanged",
+    "TableClosed",
+    "TableCommand",
+    "TableEvent",
+    "TableLogMessage",
+    "TableMessage",
+    "TableOpened",
+    "TableRejected",
+    "TableTerms",
+    "TimeoutPolicy",
     "VoidRound",
     "WalletMessage",
     "WalletRejected",

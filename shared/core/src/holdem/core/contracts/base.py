@@ -19,18 +19,18 @@ Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CardText = Annotated[str, StringConstraints(pattern=r"^[2-9TJQKA][cdhs]$")]
 
 
-class Message(BaseModel):
-    """Common envelope: identity, routing key and causality of every command and event."""
+class Envelope(BaseModel):
+    """What every record's body carries first: its identity. ``key`` is the record key the body
+    must arrive under (a player's messages: ``player_id``; a table's: ``table_id``)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", strict=False)
     TOPIC: ClassVar[str] = ""
 
     event_id: Id
-    player_id: Id
-    occurred_at: datetime
-    round_id: Id | None = None
-    causation_id: Id | None = None
-    correlation_id: Id | None = None
+
+    @property
+    def key(self) -> str:  # pragma: no cover - every concrete envelope defines it
+        raise NotImplementedError
 
     @field_validator("version", mode="before", check_fields=False)
     @classmethod
@@ -40,9 +40,18 @@ class Message(BaseModel):
             raise ValueError("version must be an integer")
         return value
 
+
+class Message(Envelope):
+    """Common envelope of a player's commands and events: identity, routing key, causality."""
+
+    player_id: Id
+    occurred_at: datetime
+    round_id: Id | None = None
+    causation_id: Id | None = None
+    correlation_id: Id | None = None
+
     @property
-    def record_key(self) -> str:
-        """The Kafka key it is published under: its player (a reply: its requester)."""
+    def key(self) -> str:
         return self.player_id
 
 
@@ -76,6 +85,14 @@ class Reason(StrEnum):
     UNSUPPORTED_CURRENCY = "unsupported_currency"
     DUPLICATE = "duplicate"  # same command_id with a different body
     PROCESSING_FAILED = "processing_failed"  # poison: retries exhausted
+    # v2 of the messages that carry a Reason (tables, chips, rebet, fun mode: ADR 018)
+    UNKNOWN_TABLE = "unknown_table"
+    TABLE_CLOSED = "table_closed"
+    TABLE_EXISTS = "table_exists"  # CreateTable for an id already used
+    STALE_VERSION = "stale_version"  # ChangeTable/CloseTable against another table version
+    NOT_CHIPS = "not_chips"  # a bet that is not a sum of the table's chip denominations
+    NOTHING_TO_REBET = "nothing_to_rebet"
+    WRONG_MODE = "wrong_mode"  # real money at a fun table, fun money at a real one
 
 
 class RecordReason(StrEnum):

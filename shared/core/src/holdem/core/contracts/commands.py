@@ -4,21 +4,65 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from holdem.core.contracts.base import Amount, Command, Currency, Id, Mode, PositiveAmount
 
 
 class PlaceBet(Command):
-    """Start round ``round_id`` (client-chosen) with an ante and an optional AA Bonus."""
+    """Start round ``round_id`` (client-chosen) with an ante and an optional AA Bonus.
+
+    v2 names its table (``table_id``, required). A v1 PlaceBet (no table) plays at the
+    deployment's default table, whose terms come from the wallet's HOLDEM_TABLE_* settings
+    (ADR 018); v1 stays accepted so current clients keep working."""
 
     type: Literal["command.place_bet"] = "command.place_bet"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     round_id: Id
     currency: Currency
     ante: PositiveAmount
     aa_bonus: Amount = 0
     mode: Mode = Mode.REAL
+    table_id: Id | None = None
+
+    @model_validator(mode="after")
+    def _table_matches_version(self) -> PlaceBet:
+        if "version" not in self.model_fields_set and self.table_id is None:
+            # A v1 client that leaves out the version (its default was 1) still means v1.
+            object.__setattr__(self, "version", 1)
+        if self.version == 2 and self.table_id is None:
+            raise ValueError("a v2 PlaceBet names its table_id")
+        if self.version == 1 and self.table_id is not None:
+            raise ValueError("a v1 PlaceBet has no table_id (send version 2)")
+        return self
+
+
+class Rebet(Command):
+    """Start round ``round_id`` with the bets the player last asked for at ``table_id``, through
+    the same limits, chips and auto-adjust as a PlaceBet (nothing_to_rebet if there are none)."""
+
+    type: Literal["command.rebet"] = "command.rebet"
+    version: Literal[1] = 1
+    round_id: Id
+    table_id: Id
+
+
+class GrantFun(Command):
+    """The operator adds play money to the player's fun balance (mode fun only, ever)."""
+
+    type: Literal["command.grant_fun"] = "command.grant_fun"
+    version: Literal[1] = 1
+    currency: Currency
+    amount: PositiveAmount
+
+
+class ResetFun(Command):
+    """The operator sets the player's available fun balance to ``amount`` (0 clears it)."""
+
+    type: Literal["command.reset_fun"] = "command.reset_fun"
+    version: Literal[1] = 1
+    currency: Currency
+    amount: Amount = 0
 
 
 class Call(Command):

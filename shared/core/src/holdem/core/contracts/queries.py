@@ -135,7 +135,7 @@ class Reply(Message):
     requester_id: Id
 
     @property
-    def record_key(self) -> str:
+    def key(self) -> str:
         """Replies go to the requester's partition, not the player's."""
         return self.requester_id
 

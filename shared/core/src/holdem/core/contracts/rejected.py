@@ -14,11 +14,12 @@ RAW_LIMIT = 65536  # bytes of a dead record kept exactly (base64); Kafka's defau
 
 class MessageRejected(Message):
     """v2: the record's key, its exact bytes (base64) and the record-level reasons
-    (key_mismatch, wrong_partition) were added."""
+    (key_mismatch, wrong_partition) were added. v3: Reason gained the table, chip, rebet and
+    mode codes (ADR 018)."""
 
     TOPIC: ClassVar[str] = "rejected"
     type: Literal["rejected.message"] = "rejected.message"
-    version: Literal[2] = 2
+    version: Literal[2, 3] = 3
     service: str
     reason: Reason | RecordReason
     detail: str = Field(max_length=2000)

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
+from holdem.core.contracts.tables import PayTableVersion, TableVersion, TimeoutPolicy
 
 # Malfunction.reason prefixes of the wallet's refusals of a Settled (ADR 008): one that is not
 # the rules' result of the round, and one for a round with no open stake (paid, refunded, none).
@@ -20,10 +21,14 @@ class RoundEvent(Message):
 
 
 class BetPlaced(RoundEvent):
-    """The wallet took ante + bonus and holds 2 × ante for the call; the round exists."""
+    """The wallet took ante + bonus and holds 2 × ante for the call; the round exists.
+
+    v2: the terms the round is played under, from its table at ``table_version`` (ADR 018):
+    the dealer and settlement take them from here, so a table changed later changes nothing
+    for this round. A v1 record (none of them) is played under the services' settings."""
 
     type: Literal["round.bet_placed"] = "round.bet_placed"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     command_id: Id
     currency: Currency
     mode: Mode = Mode.REAL
@@ -32,12 +37,19 @@ class BetPlaced(RoundEvent):
     call_hold: Amount
     requested_ante: Amount
     requested_aa_bonus: Amount
-    adjusted: bool = False  # auto-adjust lowered a bet to the table maximum
+    adjusted: bool = False  # auto-adjust lowered a bet to the table maximum (or to chips)
+    table_id: Id | None = None
+    table_version: TableVersion | None = None
+    decision_timeout_s: int | None = Field(default=None, ge=1)
+    timeout_policy: TimeoutPolicy | None = None
+    pay_table: PayTableVersion | None = None
 
 
 class BetRejected(RoundEvent):
+    """v2: Reason gained the table, chip, rebet and mode codes (ADR 018)."""
+
     type: Literal["round.bet_rejected"] = "round.bet_rejected"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     command_id: Id
     reason: Reason
     detail: str = ""
@@ -127,10 +139,11 @@ class RoundVoided(RoundEvent):
 
 
 class CommandRejected(RoundEvent):
-    """A Call, Fold or VoidRound the dealer refused; nothing else changed."""
+    """A Call, Fold or VoidRound the dealer refused; nothing else changed. v2: Reason gained
+    the table, chip, rebet and mode codes (ADR 018)."""
 
     type: Literal["round.command_rejected"] = "round.command_rejected"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     command_id: Id
     command_type: str
     reason: Reason

@@ -6,19 +6,19 @@ import hashlib
 import json
 from typing import Any
 
-from holdem.core.contracts import ALL_MODELS, Message
+from holdem.core.contracts import ALL_MODELS, Envelope
 
 
-def type_and_version(model: type[Message]) -> tuple[str, int]:
+def type_and_version(model: type[Envelope]) -> tuple[str, int]:
     fields = model.model_fields
     return str(fields["type"].default), int(fields["version"].default)
 
 
-def json_schema(model: type[Message]) -> dict[str, Any]:
+def json_schema(model: type[Envelope]) -> dict[str, Any]:
     return model.model_json_schema(mode="validation")
 
 
-def fingerprint(model: type[Message]) -> str:
+def fingerprint(model: type[Envelope]) -> str:
     """sha256 of the canonical JSON Schema: changes whenever the wire contract changes."""
     canonical = json.dumps(json_schema(model), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()

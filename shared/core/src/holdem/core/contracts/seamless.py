@@ -14,7 +14,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, Literal
 
+from pydantic import Field
+
 from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode
+from holdem.core.contracts.tables import PayTableVersion, TableVersion, TimeoutPolicy
 from holdem.core.contracts.wallet import Fingerprint, WalletEvent
 
 
@@ -44,6 +47,13 @@ class DebitRequested(SeamlessRequest):
     requested_aa_bonus: Amount
     fingerprint: Fingerprint  # the wallet's digest of the PlaceBet (recognises a resend)
     expires_at: datetime
+    # The table version the bet was admitted at, as its BetPlaced will pin it (none: the
+    # deployment's default table).
+    table_id: Id | None = None
+    table_version: TableVersion | None = None
+    decision_timeout_s: int | None = Field(default=None, ge=1)
+    timeout_policy: TimeoutPolicy | None = None
+    pay_table: PayTableVersion | None = None
 
 
 class CreditRequested(SeamlessRequest):

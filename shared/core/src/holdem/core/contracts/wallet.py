@@ -72,11 +72,12 @@ class StakesRefunded(WalletEvent):
 
 
 class WalletRejected(Message):
-    """A Deposit, Withdraw or PlaceBet the wallet refused; no money moved."""
+    """A command the wallet refused; no money moved. v2: Reason gained the table, chip, rebet
+    and mode codes (ADR 018)."""
 
     TOPIC: ClassVar[str] = "wallet"
     type: Literal["wallet.rejected"] = "wallet.rejected"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     command_id: Id
     command_type: str
     reason: Reason
