@@ -20,9 +20,9 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaError
 
-from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, TransactionalOutbox
+from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
-from holdem.runtime.replay import replay
+from holdem.runtime.replay import replay, type_header
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
 
@@ -31,7 +31,7 @@ FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep 
 MAX_BATCH = 500  # records per poll: one transaction each
 SESSION_TIMEOUT_MS = 6_000  # a killed instance's partitions move after this (the broker's minimum)
 HEARTBEAT_MS = 1_000
-REPLAY_TIMEOUT_S = 120.0
+REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 
 Fatal = Callable[[BaseException], Any]
 
@@ -118,6 +118,13 @@ class ServiceLoop:
         """Each assigned partition from its latest snapshot (if any) plus the log's tail."""
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
+        inputs = {processor.topic_of(role) for role in processor.spec.inputs}
+
+        def wanted(topic: str, kind: bytes | None) -> bool:
+            # What it skips unparsed when it consumes a topic, it skips when it replays it
+            # too; a topic only it writes (its ledger, its vault) is folded whole.
+            return topic not in inputs or processor.wants(topic, kind)
+
         async with processor.lock:
             started = time.perf_counter()
             processor.reset()
@@ -129,6 +136,7 @@ class ServiceLoop:
                 processor.fold,
                 starts=starts,
                 timeout_s=REPLAY_TIMEOUT_S,
+                wanted=wanted,
             )
             seconds = time.perf_counter() - started
             self.ready = True
@@ -226,7 +234,7 @@ class ServiceLoop:
             for tp, records in batch.items():
                 for record in records:
                     if record.value is not None and processor.wants(
-                        tp.topic, _header(record.headers)
+                        tp.topic, type_header(record.headers)
                     ):
                         await processor.process(
                             tp.topic, tp.partition, record.offset, record.value, record.key
@@ -260,13 +268,6 @@ class ServiceLoop:
             if high is not None:
                 behind = max(high - await consumer.position(tp), 0)
                 self.processor.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
-
-
-def _header(headers: Any) -> bytes | None:
-    for key, value in headers or ():
-        if key == TYPE_HEADER:
-            return bytes(value)
-    return None
 
 
 async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: str) -> None:

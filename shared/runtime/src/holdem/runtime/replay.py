@@ -4,26 +4,37 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from holdem.client.connection import KafkaConnection, as_connection
+from holdem.runtime.outbox import TYPE_HEADER
+
+FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
+
+
+Apply = Callable[[str, bytes, bytes | None, int], None]
+Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
 
 
 async def replay(
     connection: KafkaConnection | str,
     topics: Collection[str],
     partitions: Collection[int],
-    apply: Callable[[str, bytes, bytes | None, int], None],
+    apply: Apply,
     *,
     starts: Mapping[TopicPartition, int] | None = None,
     timeout_s: float = 120.0,
+    wanted: Wanted | None = None,
 ) -> int:
     """Feed every committed record of ``topics`` × ``partitions`` to
     ``apply(topic, value, key, partition)``,
     in partition order, from ``starts`` (a snapshot's offsets; default: the beginning), stopping
-    at the end offsets taken when the replay starts. Returns the number of records applied."""
+    at the end offsets taken when the replay starts. A record whose type header ``wanted``
+    refuses is skipped unparsed. Returns the number of records read (applied or skipped).
+    ``TimeoutError`` once ``timeout_s`` pass without the replay getting any further: a long
+    log is read to its end, a stalled read is not waited for."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -33,6 +44,7 @@ async def replay(
         enable_auto_commit=False,
         isolation_level="read_committed",
         auto_offset_reset="earliest",
+        max_partition_fetch_bytes=FETCH_BYTES,
     )
     await consumer.start()
     try:
@@ -47,20 +59,35 @@ async def replay(
         for tp, offset in (await consumer.beginning_offsets(list(pending))).items():
             consumer.seek(tp, max(offset, starts.get(tp, 0)))
         deadline = time.monotonic() + timeout_s
-        applied = 0
+        read = 0
         while pending:
             if time.monotonic() > deadline:
-                raise TimeoutError(f"replay did not reach the end offsets of {sorted(pending)}")
+                raise TimeoutError(
+                    f"replay made no progress in {timeout_s:.0f}s towards the end offsets of "
+                    f"{sorted(pending)}"
+                )
             batches = await consumer.getmany(*pending, timeout_ms=200)
             for tp, records in batches.items():
                 for record in records:
-                    if record.offset < ends[tp] and record.value is not None:
+                    if record.offset >= ends[tp] or record.value is None:
+                        continue
+                    read += 1
+                    if wanted is None or wanted(tp.topic, type_header(record.headers)):
                         apply(tp.topic, record.value, record.key, tp.partition)
-                        applied += 1
+            if batches:
+                deadline = time.monotonic() + timeout_s
             for tp in list(pending):
                 if await consumer.position(tp) >= ends[tp]:
                     pending.discard(tp)
             await asyncio.sleep(0)
-        return applied
+        return read
     finally:
         await consumer.stop()
+
+
+def type_header(headers: Sequence[tuple[str, bytes]] | None) -> bytes | None:
+    """A record's ``type`` header (the message type its publisher named), if it has one."""
+    for key, value in headers or ():
+        if key == TYPE_HEADER:
+            return bytes(value)
+    return None
