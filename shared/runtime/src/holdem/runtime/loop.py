@@ -42,12 +42,14 @@ class DuplicateInstanceError(RuntimeError):
 
 class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
     """Rebuild the state of exactly the assigned partitions before any of their records is
-    decided; a revoke waits for the batch in flight to commit, then forgets the state."""
+    decided; a revoke stops a rebuild in progress, waits for the batch in flight to commit,
+    then forgets the state."""
 
     def __init__(self, loop: ServiceLoop) -> None:
         self.loop = loop
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
+        await self.loop.cancel_rebuild()
         processor = self.loop.processor
         async with processor.lock:  # the batch in flight commits first
             self.loop.ready = False
@@ -55,12 +57,11 @@ class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
             processor.reset()
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        # aiokafka only logs what a listener raises and goes on with the assignment: a state
-        # that could not be rebuilt must end the process instead of being decided against.
-        try:
-            await self.loop.rebuild(sorted({tp.partition for tp in assigned}))
-        except Exception as error:
-            self.loop.fatal(error)
+        # The replay runs in the loop's task, not here: aiokafka sends no heartbeat while a
+        # listener runs, so a replay longer than the session got the member expelled and the
+        # next assignment replayed again, without end. The partitions stay paused until their
+        # state is rebuilt: none of their records is fetched before.
+        self.loop.assigned(assigned)
 
 
 class ServiceLoop:
@@ -86,6 +87,8 @@ class ServiceLoop:
         self._task: asyncio.Task[None] | None = None
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
+        self._pending: list[int] | None = None  # assigned partitions whose state is not rebuilt
+        self._rebuilding: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         await refuse_duplicate(self.settings, self.group_id, self.client_id)
@@ -107,12 +110,45 @@ class ServiceLoop:
         self._task = asyncio.create_task(self._run(), name=f"{self.group_id}-loop")
 
     async def stop(self) -> None:
+        await self.cancel_rebuild()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self.consumer is not None:
             await self.consumer.stop()  # a dynamic member leaves the group: a quick hand-over
+
+    def assigned(self, assigned: set[TopicPartition]) -> None:
+        """Pause the newly assigned partitions until the loop has rebuilt their state."""
+        if self.consumer is not None:
+            self.consumer.pause(*assigned)
+        self._pending = sorted({tp.partition for tp in assigned})
+
+    async def cancel_rebuild(self) -> None:
+        """Stop a rebuild whose assignment is being revoked; one that failed still ends the
+        process."""
+        task, self._rebuilding, self._pending = self._rebuilding, None, None
+        if task is None:
+            return
+        task.cancel()
+        await asyncio.wait([task])
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            self.fatal(error)
+
+    async def _rebuild_when_assigned(self) -> None:
+        """Start the rebuild of a new assignment, and once it is done resume its partitions.
+        The loop goes on polling meanwhile (nothing to fetch while they are paused), so the
+        consumer is not taken for idle however long the replay."""
+        task, consumer = self._rebuilding, self.consumer
+        if task is not None and task.done():
+            self._rebuilding = None
+            task.result()  # a replay that failed or timed out ends the process (in _run)
+            if consumer is not None:
+                consumer.resume(*consumer.paused())
+        if self._pending is not None and self._rebuilding is None:
+            partitions, self._pending = self._pending, None
+            self._rebuilding = asyncio.create_task(self.rebuild(partitions), name="rebuild")
 
     async def rebuild(self, partitions: list[int]) -> None:
         """Each assigned partition from its latest snapshot (if any) plus the log's tail."""
@@ -214,6 +250,7 @@ class ServiceLoop:
         assert self.consumer is not None
         try:
             while True:
+                await self._rebuild_when_assigned()
                 batch = await self.consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
                 if batch:
                     await self._decide(batch)
