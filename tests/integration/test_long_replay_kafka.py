@@ -10,16 +10,20 @@ import uuid
 from typing import Any
 
 import pytest
+from aiokafka import AIOKafkaProducer
 from support.kafka import Cluster
 from support.messages import command
 from support.stack import Stack
 
 from holdem.core.contracts import Call, Deposit, PlaceBet
 from holdem.runtime import loop as runtime_loop
-from holdem.runtime.topics import Topics
+from holdem.runtime import replay as replay_module
+from holdem.runtime.replay import replay
+from holdem.runtime.topics import Topics, ensure_topics
 
 pytestmark = pytest.mark.kafka
 LONGER_S = runtime_loop.SESSION_TIMEOUT_MS / 1000 + 2  # each replay outlasts a session
+RECORDS = 4_000
 
 
 async def test_a_replay_longer_than_the_session_rebuilds_once_and_the_service_plays(
@@ -50,3 +54,30 @@ async def test_a_replay_longer_than_the_session_rebuilds_once_and_the_service_pl
         await stack.assert_sound(player)
     finally:
         await stack.close()
+
+
+async def test_a_replay_yields_to_the_event_loop_while_it_folds(kafka: Cluster) -> None:
+    """The fold is synchronous: the heartbeats get the loop between batches of a bounded size,
+    not once per fetch of several MB (thousands of records at once)."""
+    topic = Topics.unique("yield").rounds
+    await ensure_topics(kafka.admin, [topic], 1)
+    async with AIOKafkaProducer(**kafka.admin.kwargs(), linger_ms=20) as producer:
+        sent = [await producer.send(topic, b"{}", key=b"k") for _ in range(RECORDS)]
+        await asyncio.gather(*sent)
+    runs: list[int] = [0]  # records folded between two turns
+
+    async def other_task() -> None:
+        while True:
+            runs.append(0)
+            await asyncio.sleep(0)
+
+    def fold(*_: object) -> None:
+        runs[-1] += 1
+
+    other = asyncio.create_task(other_task())
+    try:
+        read = await replay(kafka.admin, [topic], [0], fold)
+    finally:
+        other.cancel()
+    assert read == RECORDS == sum(runs)
+    assert max(runs) <= replay_module.YIELD_EVERY, f"{max(runs)} records folded at once"

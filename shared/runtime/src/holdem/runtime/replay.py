@@ -12,6 +12,9 @@ from holdem.client.connection import KafkaConnection, as_connection
 from holdem.runtime.outbox import TYPE_HEADER
 
 FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
+# Records folded between two yields to the event loop: the fold is synchronous, and the
+# consumer group's heartbeats (6 s session) run on the same loop while a service replays.
+YIELD_EVERY = 500
 
 
 Apply = Callable[[str, bytes, bytes | None, int], None]
@@ -66,7 +69,7 @@ async def replay(
                     f"replay made no progress in {timeout_s:.0f}s towards the end offsets of "
                     f"{sorted(pending)}"
                 )
-            batches = await consumer.getmany(*pending, timeout_ms=200)
+            batches = await consumer.getmany(*pending, timeout_ms=200, max_records=YIELD_EVERY)
             for tp, records in batches.items():
                 for record in records:
                     if record.offset >= ends[tp] or record.value is None:
