@@ -54,6 +54,7 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 ANTE, BONUS = 500, 250
 VAULT = Vault({"bench": bytes(32)}, "bench")  # a throwaway key: the bench's own vault
 SEND_WINDOW = 20_000  # records in flight while filling
+HISTORY_BACK_MS = 6 * 3600 * 1000
 
 
 def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
@@ -199,13 +200,19 @@ async def fill(
     )
     await producer.start()
     counts: Counter[str] = Counter()
+    # A millisecond per record, in the order generated: the order the services would have
+    # written them in, which a replay follows across topics. Hours back: within retention.
+    stamp = int(time.time() * 1000) - HISTORY_BACK_MS
     try:
         sent = []
         for role, event in events:
             headers = [(TYPE_HEADER, event.type.encode())]  # type: ignore[attr-defined]
-            key = event.player_id.encode()
-            topic = getattr(topics, role)
-            sent.append(await producer.send(topic, dump(event), key=key, headers=headers))
+            key, topic, stamp = event.player_id.encode(), getattr(topics, role), stamp + 1
+            sent.append(
+                await producer.send(
+                    topic, dump(event), key=key, headers=headers, timestamp_ms=stamp
+                )
+            )
             counts[role] += 1
             if len(sent) >= SEND_WINDOW:  # bounded: a million rounds is nine million records
                 await asyncio.gather(*sent)

@@ -6,6 +6,7 @@ handles records. aiokafka sends no heartbeat while a rebalance listener runs, so
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -81,3 +82,29 @@ async def test_a_replay_yields_to_the_event_loop_while_it_folds(kafka: Cluster) 
         other.cancel()
     assert read == RECORDS == sum(runs)
     assert max(runs) <= replay_module.YIELD_EVERY, f"{max(runs)} records folded at once"
+
+
+async def test_a_replay_merges_a_partitions_topics_in_the_order_they_were_written(
+    kafka: Cluster,
+) -> None:
+    """A ledger written wholly after its rounds' topic was read is still folded in time order."""
+    topics = Topics.unique("merge")
+    first, second = topics.rounds, topics.wallet
+    await ensure_topics(kafka.admin, [first, second], 1)
+    base = int(time.time() * 1000) - 60_000
+    async with AIOKafkaProducer(**kafka.admin.kwargs()) as producer:
+        for topic, stamps in (
+            (second, range(1, 2 * RECORDS, 2)),
+            (first, range(0, 2 * RECORDS, 2)),
+        ):
+            sent = [
+                await producer.send(topic, str(n).encode(), key=b"k", timestamp_ms=base + n)
+                for n in stamps
+            ]
+            await asyncio.gather(*sent)
+    folded: list[int] = []
+    read = await replay(
+        kafka.admin, [second, first], [0], lambda topic, value, *_: folded.append(int(value))
+    )
+    assert read == 2 * RECORDS
+    assert folded == list(range(2 * RECORDS))
