@@ -1,8 +1,9 @@
-"""A replay reads a service's state topics side by side, so a partition's wallet ledger can be
-folded ahead of its rounds (the dealer's rounds ahead of its vault): the order differs from the
-live one. The state must stay bounded (ADR 010) whatever that order. Known defect, found by
-bench_restart (a cold wallet after 100k rounds of 36 players wrote a 25 MB snapshot): the
-evidence of rounds already closed is kept for good, so the state grows with history."""
+"""The services' folds stay bounded (ADR 010) only when a partition's topics are folded in the
+order they were written: a wallet ledger folded ahead of its rounds keeps their evidence, rounds
+folded ahead of their vault records keep the decks, and the state grows with history. The
+replay merges the topics by time for that reason (ADR 014; bench_restart found a 25 MB wallet
+snapshot after 100k rounds of 36 players before it did). The out-of-order cases are strict
+xfails: a fold that no longer depends on the order turns them into failures to unmark."""
 
 from __future__ import annotations
 
