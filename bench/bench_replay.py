@@ -6,7 +6,8 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,8 +20,10 @@ from holdem.core.contracts import (
     CallCaptured,
     Called,
     CallHeld,
+    CallReleased,
     Dealt,
     DeckSealed,
+    Folded,
     FundsDeposited,
     Message,
     PayoutCredited,
@@ -29,12 +32,14 @@ from holdem.core.contracts import (
     dump,
 )
 from holdem.core.deck import deal, seal
-from holdem.core.rules import settle
+from holdem.core.rules import Decision, settle
+from holdem.core.strategy import Decide, always_call
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.vault import Vault
 from holdem.runtime.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
+from holdem.runtime.outbox import TYPE_HEADER
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import replay
 from holdem.runtime.topics import Topics, ensure_topics
@@ -48,6 +53,8 @@ PLAYERS = 100
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 ANTE, BONUS = 500, 250
 VAULT = Vault({"bench": bytes(32)}, "bench")  # a throwaway key: the bench's own vault
+SEND_WINDOW = 20_000  # records in flight while filling
+HISTORY_BACK_MS = 6 * 3600 * 1000
 
 
 def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
@@ -59,49 +66,76 @@ def _env(player: str, round_id: str | None, name: str) -> dict[str, Any]:
     }
 
 
-def round_events(player: str, round_id: str) -> list[Message]:
-    """DeckSealed (vault), then BetPlaced, Dealt, Called and Settled of one round dealt from a
-    fresh CSPRNG deck."""
+def round_events(
+    player: str,
+    round_id: str,
+    decide: Decide = always_call,
+    bonus: int = BONUS,
+    vault: Vault = VAULT,
+) -> list[Message]:
+    """DeckSealed (``vault``), then BetPlaced, Dealt, Called or Folded (``decide`` on the hole
+    and flop) and Settled of one round dealt from a fresh CSPRNG deck."""
     sealed = seal()
     text = tuple(str(card) for card in sealed.deck)
-    money = {"currency": "EUR", "ante": ANTE, "aa_bonus": BONUS}
-    hold = {"call_hold": 2 * ANTE, "requested_ante": ANTE, "requested_aa_bonus": BONUS}
+    money = {"currency": "EUR", "ante": ANTE, "aa_bonus": bonus}
+    hold = {"call_hold": 2 * ANTE, "requested_ante": ANTE, "requested_aa_bonus": bonus}
     shown = {"player_cards": tuple(text[:2]), "flop": tuple(text[4:7])}
     reveal = {"turn": text[7], "river": text[8], "dealer_cards": tuple(text[2:4]), "deck": text}
+    decision = decide(sealed.deck[:2], sealed.deck[4:7])
+    decided = Called if decision == "call" else Folded
     return [
         DeckSealed(
             **_env(player, round_id, "sealed"),
-            **VAULT.seal(round_id, player, sealed.deck, sealed.salt),
+            **vault.seal(round_id, player, sealed.deck, sealed.salt),
         ),
         BetPlaced(**_env(player, round_id, "bet"), command_id=f"{round_id}.c", **hold, **money),
         Dealt(**_env(player, round_id, "dealt"), commitment=sealed.commitment, **shown, **money),
-        Called(**_env(player, round_id, "called"), salt=sealed.salt.hex(), **reveal),
-        settled(player, round_id, sealed.deck, money),
+        decided(**_env(player, round_id, decision), salt=sealed.salt.hex(), **reveal),
+        settled(player, round_id, sealed.deck, money, decision),
     ]
 
 
-def settled(player: str, round_id: str, deck: Sequence[int], money: dict[str, Any]) -> Settled:
-    """The rules' settlement of a called round dealt from ``deck``."""
+def settled(
+    player: str,
+    round_id: str,
+    deck: Sequence[int],
+    money: dict[str, Any],
+    decision: Decision = "call",
+) -> Settled:
+    """The rules' settlement of a round dealt from ``deck`` and decided ``decision``."""
     cards = deal(deck)
-    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, BONUS, "call").to_wire()
+    bonus = money["aa_bonus"]
+    outcome = settle(cards.player, cards.dealer, cards.board, ANTE, bonus, decision).to_wire()
+    call = 2 * ANTE if decision == "call" else 0
     return Settled(
-        **_env(player, round_id, "settled"), decision="call", call=2 * ANTE, **money, **outcome
+        **_env(player, round_id, "settled"), decision=decision, call=call, **money, **outcome
     )
 
 
-def wallet_events(player: str, round_id: str, total: int, balance: int) -> list[Message]:
-    """The round's money: stake, hold, capture, payout, each with the balances after it."""
+def wallet_events(
+    player: str,
+    round_id: str,
+    total: int,
+    balance: int,
+    decision: Decision = "call",
+    bonus: int = BONUS,
+) -> list[Message]:
+    """The round's money: stake, hold, capture (a call) or release (a fold), payout, each with
+    the balances after it."""
+    settle_call = (CallCaptured, "capture", 2 * ANTE, 0, -1)
+    if decision == "fold":
+        settle_call = (CallReleased, "release", 2 * ANTE, 1, -1)
     moves = [
-        (StakeTaken, "stake", ANTE + BONUS, -1, 0),
+        (StakeTaken, "stake", ANTE + bonus, -1, 0),
         (CallHeld, "hold", 2 * ANTE, -1, 1),
-        (CallCaptured, "capture", 2 * ANTE, 0, -1),
+        settle_call,
         (PayoutCredited, "payout", total, 1, 0),
     ]
     events: list[Message] = []
     held = 0
     for model, key, amount, d_available, d_held in moves:
         balance, held = balance + d_available * amount, held + d_held * amount
-        extra = {"ante": ANTE, "aa_bonus": BONUS} if model is StakeTaken else {}
+        extra = {"ante": ANTE, "aa_bonus": bonus} if model is StakeTaken else {}
         events.append(
             model(
                 **_env(player, round_id, key),
@@ -116,42 +150,75 @@ def wallet_events(player: str, round_id: str, total: int, balance: int) -> list[
     return events
 
 
-def generate(rounds: int) -> Iterator[tuple[str, Message]]:
-    """(role, event) for ``rounds`` rounds spread over PLAYERS players, deposits first."""
-    balances = dict.fromkeys((f"p{n:03d}" for n in range(PLAYERS)), 10**9)
+def deposit(player: str, amount: int) -> FundsDeposited:
+    return FundsDeposited(
+        **_env(player, None, "deposit"),
+        idempotency_key=f"deposit:{player}",
+        currency="EUR",
+        amount=amount,
+        available=amount,
+        held=0,
+    )
+
+
+def generate(
+    rounds: int,
+    players: int = PLAYERS,
+    plays: Sequence[tuple[Decide, int]] = ((always_call, BONUS),),
+    vault: Vault = VAULT,
+    balances: dict[str, int] | None = None,
+) -> Iterator[tuple[str, Message]]:
+    """(role, event) for ``rounds`` rounds dealt in turn to ``players`` players, deposits first;
+    player n plays ``plays[n % len(plays)]`` (a strategy and an AA Bonus stake). ``balances``
+    (player -> available) is kept up to date as the rounds are generated."""
+    width = len(str(players - 1))
+    names = [f"p{n:0{width}d}" for n in range(players)]
+    balances = balances if balances is not None else {}
+    balances.update(dict.fromkeys(names, 10**9))
     for player, balance in balances.items():
-        yield (
-            "wallet",
-            FundsDeposited(
-                **_env(player, None, "deposit"),
-                idempotency_key=f"deposit:{player}",
-                currency="EUR",
-                amount=balance,
-                available=balance,
-                held=0,
-            ),
-        )
+        yield "wallet", deposit(player, balance)
     for n in range(rounds):
-        player, round_id = f"p{n % PLAYERS:03d}", f"r{n:07d}"
-        played = round_events(player, round_id)
+        player, round_id = names[n % players], f"r{n:07d}"
+        decide, bonus = plays[n % players % len(plays)]
+        played = round_events(player, round_id, decide, bonus, vault)
         yield from ((event.TOPIC, event) for event in played)
-        money = wallet_events(player, round_id, played[-1].total_return, balances[player])  # type: ignore[attr-defined]
+        end: Any = played[-1]
+        money = wallet_events(
+            player, round_id, end.total_return, balances[player], end.decision, bonus
+        )
         balances[player] = money[-1].available  # type: ignore[attr-defined]
         yield from (("wallet", event) for event in money)
 
 
-async def fill(admin: KafkaConnection, topics: Topics, rounds: int) -> int:
+async def fill(
+    admin: KafkaConnection, topics: Topics, events: Iterable[tuple[str, Message]]
+) -> Counter[str]:
+    """Produce ``events`` (role, event) in bulk as the services would have (keyed by player,
+    with the type header); the number of records per role."""
     producer = AIOKafkaProducer(
-        **admin.kwargs(), acks="all", linger_ms=20, max_batch_size=256 * 1024
+        **admin.kwargs(), acks="all", linger_ms=50, max_batch_size=1024 * 1024
     )
     await producer.start()
+    counts: Counter[str] = Counter()
+    # A millisecond per record, in the order generated: the order the services would have
+    # written them in, which a replay follows across topics. Hours back: within retention.
+    stamp = int(time.time() * 1000) - HISTORY_BACK_MS
     try:
-        sent = [
-            await producer.send(getattr(topics, role), dump(event), key=event.player_id.encode())
-            for role, event in generate(rounds)
-        ]
+        sent = []
+        for role, event in events:
+            headers = [(TYPE_HEADER, event.type.encode())]  # type: ignore[attr-defined]
+            key, topic, stamp = event.player_id.encode(), getattr(topics, role), stamp + 1
+            sent.append(
+                await producer.send(
+                    topic, dump(event), key=key, headers=headers, timestamp_ms=stamp
+                )
+            )
+            counts[role] += 1
+            if len(sent) >= SEND_WINDOW:  # bounded: a million rounds is nine million records
+                await asyncio.gather(*sent)
+                sent.clear()
         await asyncio.gather(*sent)
-        return len(sent)
+        return counts
     finally:
         await producer.stop()
 
@@ -175,7 +242,7 @@ async def measure(bootstrap: KafkaConnection, rounds: int) -> None:
     topics = Topics.unique("bench")
     await ensure_topics(bootstrap, topics, PARTITIONS)
     started = time.perf_counter()
-    total = await fill(bootstrap, topics, rounds)
+    total = (await fill(bootstrap, topics, generate(rounds))).total()
     print(f"filled {total:,} events ({rounds:,} rounds) in {time.perf_counter() - started:.1f}s")
     wallet = processor(wallet_spec(WalletSettings().table), topics)
     settlement = processor(settlement_spec(SettlementSettings()), topics)

@@ -274,19 +274,27 @@ async def main(args: argparse.Namespace) -> None:
         result = await measure(broker, args, log_dir)
     finally:
         await asyncio.to_thread(broker.down)
-    result = {
-        "bench": "services",
+    result = {**header("services", args, log_dir), **result}
+    print(table(result))
+    write(result, args.out)
+
+
+def header(bench: str, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:
+    """What a bench's JSON starts with: the run's commit, Python, cores, arguments and logs."""
+    return {
+        "bench": bench,
         "commit": git_head(),
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "args": {k: str(v) for k, v in vars(args).items()},
         "logs": str(log_dir),
-        **result,
     }
-    print(table(result))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written to {args.out}")
+
+
+def write(result: dict[str, Any], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {out}")
 
 
 if __name__ == "__main__":

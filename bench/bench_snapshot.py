@@ -10,9 +10,9 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from bench_replay import round_events, wallet_events
+from bench_replay import deposit, round_events, wallet_events
 
-from holdem.core.contracts import Dealt, FundsDeposited, Message
+from holdem.core.contracts import Dealt, Message
 from holdem.dealer import snapshot as dealer_snapshot
 from holdem.dealer import state as dealer_state
 from holdem.settlement import snapshot as settlement_snapshot
@@ -30,17 +30,7 @@ def history(closed: int) -> dict[str, list[Message]]:
     logs: dict[str, list[Message]] = {"dealer": [], "wallet": [], "settlement": []}
     for p in range(PLAYERS):
         player = f"p{p:04d}"
-        deposit = {"event_id": f"{player}.deposit", "player_id": player, "currency": "EUR"}
-        logs["wallet"].append(
-            FundsDeposited(
-                **deposit,
-                occurred_at=round_events(player, "x")[0].occurred_at,
-                idempotency_key=f"deposit:{player}",
-                amount=BALANCE,
-                available=BALANCE,
-                held=0,
-            )
-        )
+        logs["wallet"].append(deposit(player, BALANCE))
         balance = BALANCE
         for n in range(closed + 1):
             sealed, bet, dealt, called, settled = round_events(player, f"{player}.r{n}")

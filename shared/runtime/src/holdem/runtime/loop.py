@@ -21,9 +21,9 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
-from holdem.runtime.outbox import TYPE_HEADER, FatalError, Offsets, TransactionalOutbox
+from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
-from holdem.runtime.replay import replay
+from holdem.runtime.replay import replay, type_header
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
 
@@ -32,7 +32,7 @@ FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep 
 MAX_BATCH = 500  # records per poll: one transaction each
 SESSION_TIMEOUT_MS = 6_000  # a killed instance's partitions move after this (the broker's minimum)
 HEARTBEAT_MS = 1_000
-REPLAY_TIMEOUT_S = 120.0
+REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 
 Fatal = Callable[[BaseException], Any]
 
@@ -154,6 +154,13 @@ class ServiceLoop:
         caller holds the processor's lock)."""
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
+        inputs = {processor.topic_of(role) for role in processor.spec.inputs}
+
+        def wanted(topic: str, kind: bytes | None) -> bool:
+            # What it skips unparsed when it consumes a topic, it skips when it replays it
+            # too; a topic only it writes (its ledger, its vault) is folded whole.
+            return topic not in inputs or processor.wants(topic, kind)
+
         started = time.perf_counter()
         processor.reset()
         starts, loaded = await self._load_snapshots(partitions)
@@ -164,6 +171,7 @@ class ServiceLoop:
             processor.fold,
             starts=starts,
             timeout_s=REPLAY_TIMEOUT_S,
+            wanted=wanted,
         )
         # The whole book again, to its end: the commands of the partitions just assigned are
         # decided against every table event their previous owner committed.
@@ -287,7 +295,7 @@ class ServiceLoop:
             for tp, records in batch.items():
                 for record in records:
                     if record.value is not None and processor.wants(
-                        tp.topic, _header(record.headers)
+                        tp.topic, type_header(record.headers)
                     ):
                         await processor.process(
                             tp.topic, tp.partition, record.offset, record.value, record.key
@@ -405,13 +413,6 @@ async def _stop(task: asyncio.Task[None] | None, consumer: AIOKafkaConsumer | No
             await task
     if consumer is not None:
         await consumer.stop()
-
-
-def _header(headers: Any) -> bytes | None:
-    for key, value in headers or ():
-        if key == TYPE_HEADER:
-            return bytes(value)
-    return None
 
 
 async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: str) -> None:

@@ -4,26 +4,41 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
 from holdem.client.connection import KafkaConnection, as_connection
+from holdem.runtime.outbox import TYPE_HEADER
+
+FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
+# Records folded between two yields to the event loop: the fold is synchronous, and the
+# consumer group's heartbeats (6 s session) run on the same loop while a service replays.
+YIELD_EVERY = 500
+
+
+Apply = Callable[[str, bytes, bytes | None, int], None]
+Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
 
 
 async def replay(
     connection: KafkaConnection | str,
     topics: Collection[str],
     partitions: Collection[int],
-    apply: Callable[[str, bytes, bytes | None, int], None],
+    apply: Apply,
     *,
     starts: Mapping[TopicPartition, int] | None = None,
     timeout_s: float = 120.0,
+    wanted: Wanted | None = None,
 ) -> int:
     """Feed every committed record of ``topics`` × ``partitions`` to
-    ``apply(topic, value, key, partition)``,
-    in partition order, from ``starts`` (a snapshot's offsets; default: the beginning), stopping
-    at the end offsets taken when the replay starts. Returns the number of records applied."""
+    ``apply(topic, value, key, partition)``, from ``starts`` (a snapshot's offsets; default: the
+    beginning) to the end offsets taken when the replay starts; each partition number's topics
+    merged in the order their records were written (``Merge``). A record whose type header
+    ``wanted`` refuses is skipped unparsed. Returns the number of records read (applied or
+    skipped). ``TimeoutError`` once ``timeout_s`` pass without the replay getting any further:
+    a long log is read to its end, a stalled read is not waited for."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -33,6 +48,7 @@ async def replay(
         enable_auto_commit=False,
         isolation_level="read_committed",
         auto_offset_reset="earliest",
+        max_partition_fetch_bytes=FETCH_BYTES,
     )
     await consumer.start()
     try:
@@ -46,21 +62,90 @@ async def replay(
         # not decide where a replay starts.
         for tp, offset in (await consumer.beginning_offsets(list(pending))).items():
             consumer.seek(tp, max(offset, starts.get(tp, 0)))
+        merge = Merge(topics, partitions, pending, wanted, apply)
         deadline = time.monotonic() + timeout_s
-        applied = 0
-        while pending:
+        while pending or merge.buffered():
             if time.monotonic() > deadline:
-                raise TimeoutError(f"replay did not reach the end offsets of {sorted(pending)}")
-            batches = await consumer.getmany(*pending, timeout_ms=200)
+                raise TimeoutError(
+                    f"replay made no progress in {timeout_s:.0f}s towards the end offsets of "
+                    f"{sorted(pending)}"
+                )
+            hungry = merge.hungry()
+            batches = (
+                await consumer.getmany(*hungry, timeout_ms=200, max_records=YIELD_EVERY)
+                if hungry
+                else {}
+            )
             for tp, records in batches.items():
-                for record in records:
-                    if record.offset < ends[tp] and record.value is not None:
-                        apply(tp.topic, record.value, record.key, tp.partition)
-                        applied += 1
+                merge.add(tp, (r for r in records if r.offset < ends[tp]))
             for tp in list(pending):
                 if await consumer.position(tp) >= ends[tp]:
                     pending.discard(tp)
+            if merge.apply(YIELD_EVERY) or batches:
+                deadline = time.monotonic() + timeout_s
             await asyncio.sleep(0)
-        return applied
+        return merge.read
     finally:
         await consumer.stop()
+
+
+class Merge:
+    """The records of a partition number's topics, applied in the order they were written (their
+    timestamps; ties in the order the topics are given), not one topic ahead of another: the
+    services' folds depend on it (a ledger folded ahead of its rounds kept their evidence)."""
+
+    def __init__(
+        self,
+        topics: Collection[str],
+        partitions: Collection[int],
+        pending: set[TopicPartition],
+        wanted: Wanted | None,
+        apply: Apply,
+    ) -> None:
+        self.rank = {topic: n for n, topic in enumerate(topics)}
+        self.groups = [[TopicPartition(t, p) for t in topics] for p in partitions]
+        self.buffers: dict[TopicPartition, deque[ConsumerRecord[bytes, bytes]]] = {
+            tp: deque() for group in self.groups for tp in group
+        }
+        self.pending = pending  # still being read: an empty buffer of one of them blocks
+        self.wanted = wanted
+        self._apply = apply
+        self.read = 0
+
+    def add(self, tp: TopicPartition, records: Iterable[ConsumerRecord[bytes, bytes]]) -> None:
+        self.buffers[tp].extend(records)
+
+    def buffered(self) -> bool:
+        return any(self.buffers.values())
+
+    def hungry(self) -> list[TopicPartition]:
+        """The partitions still being read whose buffer has room."""
+        return [tp for tp in self.pending if len(self.buffers[tp]) < YIELD_EVERY]
+
+    def apply(self, budget: int) -> int:
+        """Apply up to ``budget`` records that can be put in order; how many were applied."""
+        done = 0
+        for group in self.groups:
+            while done < budget:
+                if any(tp in self.pending and not self.buffers[tp] for tp in group):
+                    break  # the next record of that topic could be older than those buffered
+                ready = [tp for tp in group if self.buffers[tp]]
+                if not ready:
+                    break
+                tp = min(ready, key=lambda t: (self.buffers[t][0].timestamp, self.rank[t.topic]))
+                record = self.buffers[tp].popleft()
+                done += 1
+                if record.value is None:
+                    continue
+                self.read += 1
+                if self.wanted is None or self.wanted(tp.topic, type_header(record.headers)):
+                    self._apply(tp.topic, record.value, record.key, tp.partition)
+        return done
+
+
+def type_header(headers: Sequence[tuple[str, bytes]] | None) -> bytes | None:
+    """A record's ``type`` header (the message type its publisher named), if it has one."""
+    for key, value in headers or ():
+        if key == TYPE_HEADER:
+            return bytes(value)
+    return None
