@@ -34,6 +34,8 @@ async def test_a_replay_longer_than_the_session_rebuilds_once_and_the_service_pl
     replay = runtime_loop.replay
 
     async def slow_replay(*args: Any, **kwargs: Any) -> int:
+        if all(topic.endswith(".holdem.tables") for topic in args[1]):
+            return await replay(*args, **kwargs)  # the table book, read whole: not a rebuild
         replays.append(args[1])
         await asyncio.sleep(LONGER_S)
         return await replay(*args, **kwargs)

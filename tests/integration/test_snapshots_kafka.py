@@ -12,8 +12,9 @@ from support.messages import command
 from support.stack import Stack
 
 from holdem.core.contracts import Call, Deposit, PlaceBet
-from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
-from holdem.runtime.topics import Topics
+from holdem.runtime.outbox import TransactionalOutbox
+from holdem.runtime.snapshots import CHUNK_BYTES, Snapshot, latest, snapshot_topic
+from holdem.runtime.topics import Topics, ensure_topics
 
 pytestmark = pytest.mark.kafka
 SERVICES = ("wallet", "dealer", "settlement")
@@ -82,3 +83,31 @@ async def test_restarted_services_load_their_snapshots_and_replay_only_the_tail(
     for player in players:  # and they go on deciding correctly from the loaded state
         await play(stack, player)
     await stack.assert_sound(*players)
+
+
+async def test_a_snapshot_bigger_than_a_request_is_written_in_parts_and_read_back_whole(
+    kafka: Cluster,
+) -> None:
+    """A partition of many players outgrows one record (a producer request is 1 MB at most):
+    its parts commit in one transaction and the latest snapshot is joined from them, whole."""
+    topics = Topics.unique("parts")
+    topic = snapshot_topic(topics, "wallet")
+    await ensure_topics(kafka.admin, [topic], partitions=2, wait=60)
+    outbox = TransactionalOutbox(kafka.admin, f"parts-{uuid.uuid4().hex[:8]}", retries=2)
+    await outbox.start()
+    state = bytes(range(256)) * (3 * CHUNK_BYTES // 256)  # about 1.5 MB of state
+    written = {}
+    try:
+        # A big one, then a smaller big one (fewer parts: the first's last parts stay behind),
+        # and a small one on the other partition.
+        for partition, size in ((0, len(state)), (0, 2 * CHUNK_BYTES), (1, 100)):
+            snapshot = Snapshot("wallet", partition, {"x": size}, state[:size].hex().encode())
+            outbox.add_snapshots(
+                [(topic, partition, key, value) for key, value in snapshot.to_records()]
+            )
+            await outbox.commit({}, None)
+            written[partition] = snapshot
+    finally:
+        await outbox.stop()
+    found = await latest(kafka.admin, topic, [0, 1])
+    assert {p: Snapshot.from_bytes(raw, "wallet", p) for p, raw in found.items()} == written

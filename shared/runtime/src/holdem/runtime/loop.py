@@ -244,9 +244,11 @@ class ServiceLoop:
                     offsets[topic] = stable[tp]
             state = codec.dump(processor.on_partition(partition).state)
             snapshot = Snapshot(processor.spec.name, partition, offsets, state)
-            records.append((self.snapshot_topic, partition, snapshot.to_bytes()))
+            records += [
+                (self.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
+            ]
         self.outbox.add_snapshots(records)
-        processor.metrics.snapshots.labels(processor.spec.name).inc(len(records))
+        processor.metrics.snapshots.labels(processor.spec.name).inc(len(assigned))
 
     async def _run(self) -> None:
         assert self.consumer is not None

@@ -51,7 +51,7 @@ class TransactionalOutbox:
         self._producer: AIOKafkaProducer | None = None
         self._retries = retries
         self._pending: list[Record] = []
-        self._snapshots: list[tuple[str, int, bytes]] = []  # topic, partition, value
+        self._snapshots: list[tuple[str, int, bytes, bytes]] = []  # topic, partition, key, value
         self._committing = asyncio.Lock()  # a tick's commit and a batch's never overlap
 
     @property
@@ -81,8 +81,8 @@ class TransactionalOutbox:
         """Drop what is pending (a batch decided by a member that lost its partitions)."""
         self._pending, self._snapshots = [], []
 
-    def add_snapshots(self, snapshots: Sequence[tuple[str, int, bytes]]) -> None:
-        """Snapshot records for the next commit, each on its own partition, keyed by it."""
+    def add_snapshots(self, snapshots: Sequence[tuple[str, int, bytes, bytes]]) -> None:
+        """Snapshot records for the next commit: (topic, partition, key, value)."""
         self._snapshots.extend(snapshots)
 
     async def flush(self) -> None:
@@ -102,7 +102,7 @@ class TransactionalOutbox:
         records: list[Record],
         offsets: Offsets,
         group_id: str | None,
-        snapshots: list[tuple[str, int, bytes]],
+        snapshots: list[tuple[str, int, bytes, bytes]],
     ) -> None:
         producer = self._producer
         if producer is None:
@@ -113,10 +113,8 @@ class TransactionalOutbox:
                     for topic, key, value, kind in records:
                         headers = [(TYPE_HEADER, kind.encode())]
                         await producer.send(topic, value=value, key=key.encode(), headers=headers)
-                    for name, partition, snapshot in snapshots:
-                        await producer.send(
-                            name, value=snapshot, key=str(partition).encode(), partition=partition
-                        )
+                    for name, partition, part_key, snapshot in snapshots:
+                        await producer.send(name, value=snapshot, key=part_key, partition=partition)
                     if offsets and group_id is not None:
                         await producer.send_offsets_to_transaction(offsets, group_id)
                 return

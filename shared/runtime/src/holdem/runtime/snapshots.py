@@ -5,10 +5,16 @@ A snapshot record sits on the same partition number as the state it covers, keye
 number, and carries the offsets of the state topics it covers: an input topic's next offset to
 consume (what is beyond it is read again, in order, and folded again, which evolve allows), a
 state-only topic's last stable offset (the service is its only writer and folded all it wrote).
-It is written inside a batch's transaction, so it commits with the offsets it names."""
+It is written inside a batch's transaction, so it commits with the offsets it names.
+
+A snapshot bigger than CHUNK_BYTES (a producer request is 1 MB at most) is written as parts,
+keyed ``<partition>.<part>`` so that compaction keeps each, in one transaction: the last record
+of a partition is then its final part, and the parts before it are the records just before it."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -21,6 +27,9 @@ from holdem.client.connection import KafkaConnection
 from holdem.client.topics import Topics
 
 FORMAT = 1
+PARTS_FORMAT = 2  # one part of a snapshot written in parts
+CHUNK_BYTES = 512 * 1024  # a part's share of the body: 683 KiB in base64, under a 1 MB request
+MAX_PARTS = 4096  # 2 GiB: a state this big is a defect, not a snapshot
 LOOK_BACK = 64  # records read back from a partition's end to find its latest snapshot
 READ_TIMEOUT_S = 30.0
 
@@ -83,14 +92,82 @@ class Snapshot:
             raise SnapshotFormatError("negative offset in a snapshot")
         return snapshot
 
+    def to_records(self) -> list[tuple[bytes, bytes]]:
+        """(key, value) of the records that carry this snapshot, in the order to write them."""
+        body = self.to_bytes()
+        if len(body) <= CHUNK_BYTES:
+            return [(str(self.partition).encode(), body)]
+        pieces = [body[i : i + CHUNK_BYTES] for i in range(0, len(body), CHUNK_BYTES)]
+        if len(pieces) > MAX_PARTS:
+            raise SnapshotFormatError(f"a {len(body)} byte snapshot: over {MAX_PARTS} parts")
+        ident = hashlib.sha256(body).hexdigest()[:32]
+        return [
+            (
+                f"{self.partition}.{i}".encode(),
+                json.dumps(
+                    {
+                        "format": PARTS_FORMAT,
+                        "service": self.service,
+                        "partition": self.partition,
+                        "id": ident,
+                        "part": i,
+                        "parts": len(pieces),
+                        "data": base64.b64encode(piece).decode(),
+                    },
+                    separators=(",", ":"),
+                ).encode(),
+            )
+            for i, piece in enumerate(pieces)
+        ]
+
     def starts(self) -> dict[TopicPartition, int]:
         return {TopicPartition(t, self.partition): o for t, o in self.offsets.items()}
+
+
+def parts_needed(raw: bytes) -> int:
+    """How many records, ending with ``raw``, hold the snapshot whose last record is ``raw``:
+    1 for a whole snapshot (or anything unreadable: ``Snapshot.from_bytes`` says why)."""
+    try:
+        body = json.loads(raw)
+        if body.get("format") == PARTS_FORMAT:
+            return max(1, min(int(body["parts"]), MAX_PARTS))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return 1
+
+
+def assemble(values: list[bytes]) -> bytes:
+    """The snapshot body from the records ending with its last part (earlier records, other
+    snapshots' parts, are ignored); a whole snapshot is returned as it is. ``SnapshotFormatError``
+    when parts are missing or do not match the body they claim (its digest)."""
+    try:
+        last = json.loads(values[-1])
+    except ValueError as error:
+        raise SnapshotFormatError(f"unreadable snapshot: {error!r}") from error
+    if not isinstance(last, dict) or last.get("format") != PARTS_FORMAT:
+        return values[-1]
+    pieces: dict[int, bytes] = {}
+    for raw in values:
+        try:
+            part = json.loads(raw)
+            if isinstance(part, dict) and part.get("id") == last["id"]:
+                pieces[int(part["part"])] = base64.b64decode(part["data"], validate=True)
+        except (ValueError, KeyError, TypeError):
+            continue  # not a part of this snapshot: a missing part is found below
+    parts = int(last["parts"])
+    if sorted(pieces) != list(range(parts)):
+        raise SnapshotFormatError(f"snapshot {last['id']}: {len(pieces)} of {parts} parts found")
+    body = b"".join(pieces[i] for i in range(parts))
+    if hashlib.sha256(body).hexdigest()[:32] != last["id"]:
+        raise SnapshotFormatError(f"snapshot {last['id']}: its parts do not make its body")
+    return body
 
 
 async def latest(
     connection: KafkaConnection, topic: str, partitions: list[int]
 ) -> dict[int, bytes]:
-    """The last committed record of each partition of ``topic``, if any."""
+    """The latest snapshot of each partition of ``topic``, if any: its last committed record, or
+    the parts that end with it, joined (``b""`` when they cannot be: a full replay follows)."""
     consumer = AIOKafkaConsumer(
         **connection.kwargs(), group_id=None, enable_auto_commit=False,
         isolation_level="read_committed",
@@ -103,16 +180,32 @@ async def latest(
         begins = await consumer.beginning_offsets(tps)
         found: dict[int, bytes] = {}
         deadline = time.monotonic() + READ_TIMEOUT_S
-        for tp in tps:
-            if ends[tp] <= begins[tp]:
-                continue
-            consumer.seek(tp, max(begins[tp], ends[tp] - LOOK_BACK))
+
+        async def read(tp: TopicPartition, start: int) -> list[tuple[int, bytes]]:
+            consumer.seek(tp, max(begins[tp], start))
+            values: list[tuple[int, bytes]] = []
             while await consumer.position(tp) < ends[tp]:
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"snapshot topic {topic} not read in {READ_TIMEOUT_S}s")
                 for record in (await consumer.getmany(tp, timeout_ms=500)).get(tp, []):
                     if record.offset < ends[tp] and record.value is not None:
-                        found[tp.partition] = record.value
+                        values.append((record.offset, record.value))
+            return values
+
+        for tp in tps:
+            if ends[tp] <= begins[tp]:
+                continue
+            values = await read(tp, ends[tp] - LOOK_BACK)
+            if not values:
+                continue
+            offset, last = values[-1]
+            parts = parts_needed(last)
+            if parts > 1:  # its parts are the records just before it (one transaction)
+                values = await read(tp, offset - parts - 2)
+            try:
+                found[tp.partition] = assemble([value for _, value in values])
+            except SnapshotFormatError:
+                found[tp.partition] = b""  # unusable: Snapshot.from_bytes refuses it
         return found
     finally:
         await consumer.stop()
