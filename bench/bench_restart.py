@@ -63,9 +63,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     add = parser.add_argument
     add("--sizes", default=",".join(map(str, SIZES)), help="rounds of history, comma-separated")
-    # Few: a partition's snapshot is one record, under the producer's 1 MB request limit, and a
-    # player with full windows (ADR 010) is about 38 KB of it per service.
-    add("--players", type=int, default=36, help="players the history is dealt to")
+    # A player with full windows (ADR 010) is about 38 KB of a service's snapshot; a partition's
+    # snapshot beyond 512 KiB is written in parts (ADR 019).
+    add("--players", type=int, default=300, help="players the history is dealt to")
     add("--snapshot-interval", type=float, default=2.0, help="HOLDEM_SNAPSHOT_INTERVAL_S")
     add("--out", type=Path, default=OUT)
     args, _ = parser.parse_known_args(argv)  # run.py's own arguments pass through
