@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from holdem.runtime.chaos import Config, run
+from holdem.runtime.launcher import SERVICES
 
 # Its own broker (kept on its data across the kill), so not the session's.
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(330)]
@@ -40,6 +41,6 @@ async def test_services_and_broker_killed_under_load_lose_double_and_misdecide_n
 
     assert not figures.violations, "\n".join(figures.violations[:30])
     assert len(figures.kills) == config.kills and len(figures.broker_kills) == 1
-    assert {label.split("-")[0] for label, _ in figures.kills} <= {"dealer", "wallet", "settlement"}
+    assert {label.split("-")[0] for label, _ in figures.kills} <= set(SERVICES)
     assert len([s for s in figures.scaled if "added" in s]) == 2, figures.scaled
     assert figures.tally.rounds >= config.rounds and figures.tally.operator_voids > 0

@@ -36,7 +36,9 @@ class CommittingOutbox(ListOutbox):
         super().__init__()
         self.commits: list[dict[TopicPartition, int]] = []
 
-    async def commit(self, offsets: dict[TopicPartition, int], group_id: str) -> None:
+    async def commit(
+        self, offsets: dict[TopicPartition, int], group_id: str, member: object = None
+    ) -> None:
         self.commits.append(dict(offsets))
 
 

@@ -21,6 +21,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
+from holdem.runtime.fenced_offsets import Member
 from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import replay, type_header
@@ -268,6 +269,13 @@ class ServiceLoop:
             log.exception("consumer loop failed")
             self.fatal(error)
 
+    def identity(self) -> Member | None:
+        """This member as the group coordinator knows it: what fences its offset commits."""
+        member_id = getattr(getattr(self.consumer, "_coordinator", None), "member_id", None)
+        if not isinstance(member_id, str) or self.generation is None:
+            return None
+        return Member(self.generation, member_id)
+
     def current_generation(self) -> int | None:
         coordinator = getattr(self.consumer, "_coordinator", None)
         return getattr(coordinator, "generation", None)
@@ -310,7 +318,7 @@ class ServiceLoop:
                 self.ready = False
                 log.warning("membership lost mid-batch: batch discarded", group=self.group_id)
                 return
-            await self.outbox.commit(offsets, self.group_id)
+            await self.outbox.commit(offsets, self.group_id, self.identity())
         self.batches += 1
         name = processor.spec.name
         processor.metrics.records.labels(name).inc(sum(len(r) for r in batch.values()))

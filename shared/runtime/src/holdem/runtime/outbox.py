@@ -13,6 +13,7 @@ from aiokafka.errors import KafkaError, ProducerFenced
 from faststream.kafka import KafkaBroker
 
 from holdem.client.connection import KafkaConnection, as_connection
+from holdem.runtime.fenced_offsets import FENCED, Member, install, remember
 
 log = structlog.get_logger(__name__)
 
@@ -35,6 +36,9 @@ class Outbox(Protocol):
 
     async def flush(self) -> None:
         """Publish what was sent since the last commit (ticks; in-memory delivery)."""
+
+
+install()  # every transactional producer of ours sends generation-fenced offsets
 
 
 class TransactionalOutbox:
@@ -88,13 +92,18 @@ class TransactionalOutbox:
     async def flush(self) -> None:
         await self.commit({}, None)
 
-    async def commit(self, offsets: Offsets, group_id: str | None) -> None:
-        """One transaction: every pending record, then the batch's offsets. Retried whole; a
-        fenced producer or one that fails every retry raises FatalError."""
+    async def commit(
+        self, offsets: Offsets, group_id: str | None, member: Member | None = None
+    ) -> None:
+        """One transaction: every pending record, then the batch's offsets, sent as ``member``
+        of the group (KIP-447: the coordinator refuses them from a member it no longer knows,
+        and the transaction aborts). Retried whole; a fenced producer, a fenced member or a
+        commit that fails every retry raises FatalError."""
         async with self._committing:
             records, self._pending = self._pending, []
             snapshots, self._snapshots = self._snapshots, []
             if records or offsets or snapshots:
+                remember(self.transactional_id, member)
                 await self._commit(records, offsets, group_id, snapshots)
 
     async def _commit(
@@ -120,6 +129,10 @@ class TransactionalOutbox:
                 return
             except ProducerFenced as error:  # another instance took our transactional id
                 raise FatalError(f"producer fenced: {error!r}") from error
+            except FENCED as error:  # the group moved on: this member's batch is another's now
+                raise FatalError(
+                    f"offsets refused, no longer the group's member: {error!r}"
+                ) from error
             except KafkaError as error:
                 if attempt == self._retries:
                     raise FatalError(f"commit failed {attempt + 1} times: {error!r}") from error

@@ -1,0 +1,190 @@
+"""Generation-fenced transactional offset commits (KIP-447) for aiokafka's producer.
+
+aiokafka sends a transaction's consumer offsets with TxnOffsetCommit v0, which names the group
+only: the group coordinator accepts it from a member that has lost its partitions. A member
+frozen past its session (a broker restart, a stalled process) can then commit a batch that the
+partition's new owner decides again: a payout paid twice, a round dealt with two decks (found by
+`make chaos`, ADR 017). Version 3 of the request carries the member's generation and member id,
+and the coordinator refuses it (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) from
+a member that is no longer the one it assigned the partitions to; the transaction then aborts,
+so nothing that member decided becomes visible.
+
+``install()`` swaps aiokafka's TxnOffsetCommit handler for one that sends v3 with the member's
+identity, which the outbox registers (``remember``) before each ``send_offsets_to_transaction``;
+without one it sends v0 as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import aiokafka.errors as errors
+from aiokafka.producer import sender as aiokafka_sender
+from aiokafka.protocol.api import Request, RequestStruct, Response
+from aiokafka.protocol.types import (
+    CompactArray,
+    CompactString,
+    Int16,
+    Int32,
+    Int64,
+    Schema,
+    TaggedFields,
+)
+
+# The coordinator's answers to an offset commit from a member it no longer knows as the owner.
+FENCED = (
+    errors.IllegalGenerationError,
+    errors.UnknownMemberIdError,
+    errors.RebalanceInProgressError,
+    getattr(errors, "FencedInstanceIdError", errors.UnknownMemberIdError),
+)
+
+
+@dataclass(frozen=True)
+class Member:
+    """Who commits: the consumer group member's generation and id (and static id, if any)."""
+
+    generation: int
+    member_id: str
+    group_instance_id: str | None = None
+
+
+_members: dict[str, Member] = {}  # transactional id -> the member its next offsets come from
+
+
+def remember(transactional_id: str, member: Member | None) -> None:
+    """The member whose offsets this producer sends next (None: send them unfenced)."""
+    if member is None:
+        _members.pop(transactional_id, None)
+    else:
+        _members[transactional_id] = member
+
+
+class TxnOffsetCommitResponse_v3(Response):  # type: ignore[misc]
+    API_KEY = 28
+    API_VERSION = 3
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        (
+            "topics",
+            CompactArray(
+                ("name", CompactString("utf-8")),
+                (
+                    "partitions",
+                    CompactArray(
+                        ("partition_index", Int32), ("error_code", Int16), ("tags", TaggedFields)
+                    ),
+                ),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("tags", TaggedFields),
+    )
+
+
+class TxnOffsetCommitRequest_v3(RequestStruct):  # type: ignore[misc]
+    FLEXIBLE_VERSION = True
+    API_KEY = 28
+    API_VERSION = 3
+    RESPONSE_TYPE = TxnOffsetCommitResponse_v3
+    SCHEMA = Schema(
+        ("transactional_id", CompactString("utf-8")),
+        ("group_id", CompactString("utf-8")),
+        ("producer_id", Int64),
+        ("producer_epoch", Int16),
+        ("generation_id", Int32),
+        ("member_id", CompactString("utf-8")),
+        ("group_instance_id", CompactString("utf-8")),
+        (
+            "topics",
+            CompactArray(
+                ("name", CompactString("utf-8")),
+                (
+                    "partitions",
+                    CompactArray(
+                        ("partition_index", Int32),
+                        ("committed_offset", Int64),
+                        ("committed_leader_epoch", Int32),
+                        ("committed_metadata", CompactString("utf-8")),
+                        ("tags", TaggedFields),
+                    ),
+                ),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("tags", TaggedFields),
+    )
+
+
+class _FencedTxnOffsetCommit(Request[TxnOffsetCommitRequest_v3]):  # type: ignore[misc]
+    API_KEY = 28
+
+    def __init__(self, fields: dict[str, Any], member: Member) -> None:
+        self._fields = fields
+        self._member = member
+
+    def build(
+        self, request_struct_class: type[TxnOffsetCommitRequest_v3]
+    ) -> TxnOffsetCommitRequest_v3:
+        f, m = self._fields, self._member
+        topics: list[Any] = [
+            (topic, [(p, offset, -1, metadata, {}) for p, offset, metadata in partitions], {})
+            for topic, partitions in f["topics"]
+        ]
+        return request_struct_class(
+            f["transactional_id"],
+            f["group_id"],
+            f["producer_id"],
+            f["producer_epoch"],
+            m.generation,
+            m.member_id,
+            m.group_instance_id,
+            topics,
+            {},
+        )
+
+
+@dataclass(frozen=True)
+class _AsV0:
+    """A v3 response in the shape aiokafka's handler reads (``errors``: topic, partition codes)."""
+
+    errors: list[tuple[str, list[tuple[int, int]]]]
+
+
+class FencedTxnOffsetCommitHandler(aiokafka_sender.TxnOffsetCommitHandler):  # type: ignore[misc]
+    """aiokafka's handler, sending v3 with the member's identity when the outbox gave one."""
+
+    def create_request(self) -> Any:
+        request = super().create_request()
+        member = _members.get(self._sender._txn_manager.transactional_id)
+        if member is None:
+            return request
+        fields = {
+            "transactional_id": request._transactional_id,
+            "group_id": request._group_id,
+            "producer_id": request._producer_id,
+            "producer_epoch": request._producer_epoch,
+            "topics": request._topics,
+        }
+        return _FencedTxnOffsetCommit(fields, member)
+
+    def handle_response(self, resp: Any) -> Any:
+        if not isinstance(resp, TxnOffsetCommitResponse_v3):
+            return super().handle_response(resp)
+        codes = [
+            (name, [(p, code) for p, code, _ in partitions]) for name, partitions, _ in resp.topics
+        ]
+        for _, partitions in codes:
+            for _, code in partitions:
+                error = errors.for_code(code)
+                if error in FENCED:
+                    # The transaction must not commit: what this member decided is another's now.
+                    self._sender._txn_manager.error_transaction(error(self._group_id))
+                    return None
+        return super().handle_response(_AsV0(codes))
+
+
+def install() -> None:
+    """Have every aiokafka producer of this process send fenced offset commits (idempotent)."""
+    aiokafka_sender.TxnOffsetCommitHandler = FencedTxnOffsetCommitHandler
