@@ -18,10 +18,10 @@ install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 prometheus:  ## promtool and the prometheus server from Debian's package into deploy/prometheus/.cache/ (no root)
 	@deploy/prometheus/provision.sh >/dev/null
 
-run: install  ## start Kafka and the three services, play a demo load, print a summary
+run: install  ## start Kafka and the four services, play a demo load, print a summary
 	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
 
-serve: install  ## broker (kept; WIPE=1 wipes it), topics and the three services, up until Ctrl-C
+serve: install  ## broker (kept; WIPE=1 wipes it), topics and the four services, up until Ctrl-C
 	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES))
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
