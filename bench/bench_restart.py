@@ -54,7 +54,12 @@ INPUTS = {
     "dealer": ("commands", "rounds"),
     "settlement": ("rounds",),
 }
-STATE = {"wallet": ("wallet", "rounds"), "dealer": ("rounds", "vault"), "settlement": ("rounds",)}
+STATE = {
+    "wallet": ("wallet", "rounds"),
+    "dealer": ("rounds", "vault"),
+    "settlement": ("rounds",),
+    "query": ("rounds", "wallet"),
+}
 GOAL_READY_S, GOAL_RSS_MB, GOAL_REPLAY = 5.0, 300.0, 0.5
 COLD_WITHIN_S = 3600.0
 
