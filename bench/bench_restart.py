@@ -50,9 +50,10 @@ MIXED = ((basic, 250), (always_call, 0), (basic, 0), (always_call, 250))
 VAULT_KEYS = "bench:" + base64.b64encode(bytes(32)).decode()
 # Each service's inputs and the roles it folds (its Spec's inputs and state_roles).
 INPUTS = {
-    "wallet": ("commands", "rounds"),
+    "wallet": ("commands", "rounds", "admin"),
     "dealer": ("commands", "rounds"),
     "settlement": ("rounds",),
+    "query": ("rounds", "wallet"),  # and its queries: none in the history
 }
 STATE = {
     "wallet": ("wallet", "rounds"),

@@ -14,7 +14,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -22,33 +21,12 @@ import numpy.typing as npt
 from holdem.core.cards import CardError, ensure_distinct, format_cards, parse_cards
 from holdem.core.evaluator import category, evaluate, evaluate_batch, kernel_tables
 from holdem.core.evaluator_tables import load_tables
+from holdem.core.flops import flop_classes
 from holdem.core.rules import STANDARD, PayTable, hand_value
 
 COMPLETIONS = 1081 * 990  # turn/river pairs x dealer hands for one (hole, flop)
 PAIRS = np.array(list(itertools.combinations(range(52), 2)), dtype=np.int64)  # 1,326 holes
 Array = npt.NDArray[np.int64]
-
-
-@cache
-def flop_classes() -> tuple[Array, Array, Array, Array]:
-    """``(flops, weights, row, perm)``: the 1,755 suit classes of flops (smallest member, as
-    sorted card triples), how many flops each stands for, and for every flop code
-    ``a * 2704 + b * 52 + c`` (a < b < c) its class row and the suit permutation taking it there.
-    """
-    from holdem.core.rtp_symmetry import SUIT_PERMUTATIONS
-
-    flops = np.array(list(itertools.combinations(range(52), 3)), dtype=np.int64)
-    images = np.stack([np.sort((flops & ~3) | p[flops & 3], axis=1) for p in SUIT_PERMUTATIONS])
-    codes = images[..., 0] * 2704 + images[..., 1] * 52 + images[..., 2]  # (24, 22100)
-    best = codes.argmin(axis=0)
-    canonical = codes[best, np.arange(len(flops))]
-    classes, rows, weights = np.unique(canonical, return_inverse=True, return_counts=True)
-    row = np.full(52**3, -1, dtype=np.int64)
-    perm = np.full(52**3, -1, dtype=np.int64)
-    own = flops[:, 0] * 2704 + flops[:, 1] * 52 + flops[:, 2]
-    row[own], perm[own] = rows, best
-    reps = np.stack([classes // 2704, classes // 52 % 52, classes % 52], axis=1)
-    return reps, weights.astype(np.int64), row, perm
 
 
 def pay_arrays(tables: PayTable = STANDARD) -> tuple[Array, int, Array]:

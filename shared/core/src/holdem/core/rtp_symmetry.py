@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
+from holdem.core.flops import SUIT_PERMUTATIONS
 
 
 @njit(cache=True, inline="always")
