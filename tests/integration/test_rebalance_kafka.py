@@ -5,7 +5,10 @@ wallet (the service with money in its state) on a real broker.
 (b) a second instance with the same instance id is refused at start with a clear message, and a
     fenced producer ends the process with exit 70;
 (c) a replay that times out stops the service with exit 70;
-(d) a gracefully stopped instance hands its partitions over within a few seconds."""
+(d) a gracefully stopped instance hands its partitions over within a few seconds.
+
+And one found by the restart bench: a rebuild longer than max_poll_interval is not taken for an
+idle member (which would leave the group, be assigned again and rebuild for ever)."""
 
 from __future__ import annotations
 
@@ -45,6 +48,18 @@ OUT_OF_TIME = (
     "async def replay(*a, **k):\n"
     "    return await real(*a, **{**k, 'timeout_s': -1.0})\n"
     "r.replay = replay\n"
+    "from holdem.wallet.app import main; main()\n"
+)
+
+# A replay 5 s slower than it is, by a member whose poll interval is 2 s: the rebuild outlasts it.
+SLOW_REBUILD = (
+    "import asyncio\n"
+    "import holdem.runtime.replay as r; real = r.replay\n"
+    "async def replay(*a, **k):\n"
+    "    await asyncio.sleep(5.0)\n"
+    "    return await real(*a, **k)\n"
+    "r.replay = replay\n"
+    "import holdem.runtime.loop as loop; loop.MAX_POLL_INTERVAL_MS = 2_000\n"
     "from holdem.wallet.app import main; main()\n"
 )
 
@@ -226,6 +241,34 @@ async def test_a_replay_that_times_out_ends_the_process_with_exit_70(
     print(f"\nreplay out of time: exit {code}")
     assert code == EXIT_FATAL, f"exit {code}\n{slow.log_tail()}"
     assert "replay" in slow.log_path.read_text(), slow.log_tail()
+
+
+async def test_a_rebuild_longer_than_the_poll_interval_is_done_once_and_then_serves(
+    launcher: Launcher, kafka: Cluster, topics: Topics
+) -> None:
+    slow = ServiceProcess(
+        "wallet",
+        dict(launcher.env_for("wallet")),
+        launcher.log_dir / "slow-rebuild.log",
+        argv=[sys.executable, "-c", SLOW_REBUILD],
+    )
+    slow.start()
+    try:
+        await send(kafka.operator, topics.commands, [deposit(f"slow-p{n}") for n in range(6)])
+        deadline = time.monotonic() + ANSWERS_WITHIN_S
+        while (
+            sum(isinstance(r.message, FundsDeposited) for r in await messages(kafka.admin, topics))
+            < 6
+        ):
+            assert slow.alive, slow.log_tail()
+            assert time.monotonic() < deadline, f"deposits unanswered\n{slow.log_tail()}"
+            await asyncio.sleep(0.5)
+        rebuilds = slow.log_path.read_text().count('"event": "replayed"')
+    finally:
+        await slow.stop()
+    print(f"\nslow rebuild: {rebuilds} rebuild(s) before serving")
+    # Each replay took over twice the poll interval: one leave and rejoin would show as two.
+    assert rebuilds == 1, slow.log_tail()
 
 
 async def test_a_stopped_instance_hands_its_partitions_over_within_seconds(

@@ -33,6 +33,10 @@ FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep 
 MAX_BATCH = 500  # records per poll: one transaction each
 SESSION_TIMEOUT_MS = 6_000  # a killed instance's partitions move after this (the broker's minimum)
 HEARTBEAT_MS = 1_000
+# aiokafka's default: a member that polls nothing for this long leaves its group. A rebuild is
+# the loop's work, not idleness, and counts as polling (``_rebuilding``); the replay's own
+# progress timeout is what stops a rebuild that gets nowhere.
+MAX_POLL_INTERVAL_MS = 300_000
 REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 
 Fatal = Callable[[BaseException], Any]
@@ -129,6 +133,7 @@ class ServiceLoop:
             max_poll_records=MAX_BATCH,
             session_timeout_ms=SESSION_TIMEOUT_MS,
             heartbeat_interval_ms=HEARTBEAT_MS,
+            max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
             # Co-partitioned: range gives each member the same partition numbers of every input
             # topic (equal counts, one subscription), so one instance owns all of a player's
             # records; aiokafka's default (round robin) split them between two owners.
@@ -153,6 +158,19 @@ class ServiceLoop:
     async def rebuild(self, partitions: list[int]) -> None:
         """Each assigned partition from its latest snapshot (if any) plus the log's tail (the
         caller holds the processor's lock)."""
+        with self._rebuilding():
+            await self._rebuild(partitions)
+
+    def _rebuilding(self) -> contextlib.AbstractContextManager[Any]:
+        """The member is busy, not idle, while it rebuilds: without this aiokafka leaves the
+        group once a replay outlasts max_poll_interval (5 min: a cold start on a million
+        rounds), the rejoin assigns the partitions again, and the rebuild starts over for ever
+        (seen in the restart bench). Its poll clock is the one a fetch holds still."""
+        subscription = getattr(self.consumer, "_subscription", None)
+        busy = getattr(subscription, "fetch_context", None)
+        return busy() if callable(busy) else contextlib.nullcontext()
+
+    async def _rebuild(self, partitions: list[int]) -> None:
         processor = self.processor
         topics = [processor.topic_of(role) for role in processor.spec.state_roles]
         inputs = {processor.topic_of(role) for role in processor.spec.inputs}
