@@ -9,7 +9,7 @@ from support.dealer import DEALER
 from support.deciders import NOW
 from support.rounds import RoundEvents
 
-from holdem.core.contracts import EndSession, TimeoutPolicy, dump
+from holdem.core.contracts import EndSession, RoundVoided, TimeoutPolicy, dump
 from holdem.runtime.audit import Record
 from holdem.runtime.audit_sessions import session_violations
 
@@ -53,6 +53,16 @@ def test_a_session_ended_twice_is_named() -> None:
 def test_an_ended_sessions_round_left_undecided_is_named() -> None:
     found = session_violations(records(*ended_session()[:4]))
     assert found == ["p1/r1: its session ended and it was decided 0 times"]
+
+
+def test_a_voided_round_of_an_ended_session_needs_no_decision_but_never_two() -> None:
+    log = ended_session()
+    void = RoundVoided(**GAME.envelope("voided", 3), malfunction_id="m", reason="operator: x")
+    assert session_violations(records(*log[:4], void)) == []
+    assert session_violations(records(*log, void)) == []  # decided, then voided by settlement
+    twice = log[4].model_copy(update={"event_id": "again"})
+    found = session_violations(records(*log, twice, void))
+    assert found == ["p1/r1: its session ended and it was decided 2 times"]
 
 
 def test_a_session_ended_by_another_player_or_never_started_is_named() -> None:

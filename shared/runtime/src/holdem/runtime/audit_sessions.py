@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from holdem.core.contracts import Called, Dealt, Folded, SessionEnded, SessionStarted
+from holdem.core.contracts import Called, Dealt, Folded, RoundVoided, SessionEnded, SessionStarted
 
 
 def session_violations(records: Iterable[Any]) -> list[str]:
@@ -31,13 +31,15 @@ def session_violations(records: Iterable[Any]) -> list[str]:
         if isinstance(e, SessionEnded) and owner.get(e.session_id, e.player_id) != e.player_id
     ]
     decided = Counter(e.round_id for e in events if isinstance(e, Called | Folded))
+    voided = {e.round_id for e in events if isinstance(e, RoundVoided)}  # a void is its end
     for dealt in events:
         if not isinstance(dealt, Dealt) or dealt.session_id is None:
             continue
         name, session = f"{dealt.player_id}/{dealt.round_id}", dealt.session_id
         if owner.get(session) != dealt.player_id:
             found.append(f"{name}: dealt in session {session}, not one of its player's")
-        elif session in ended and decided[dealt.round_id] != 1:
+        elif session in ended:
             times = decided[dealt.round_id]
-            found.append(f"{name}: its session ended and it was decided {times} times")
+            if times > 1 or (times == 0 and dealt.round_id not in voided):
+                found.append(f"{name}: its session ended and it was decided {times} times")
     return found
