@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,9 +92,15 @@ class Observer:
         await self._consumer.stop()
 
     def of(self, players: Iterable[str]) -> list[Record]:
-        """The records of these players (by the record's player_id)."""
+        """The records of these players (by the record's player_id), and the tables' (which
+        their bets name)."""
         wanted = set(players)
-        return [r for r in self.records if r.message is not None and r.message.player_id in wanted]
+        return [
+            r
+            for r in self.records
+            if r.message is not None
+            and (r.role == "tables" or getattr(r.message, "player_id", None) in wanted)
+        ]
 
 
 @dataclass
@@ -245,3 +251,16 @@ class Stack:
         await asyncio.sleep(QUIET_S)
         found = broken()
         assert not found, "invariants broken after a quiet period:\n  " + "\n  ".join(found)
+
+
+@contextlib.asynccontextmanager
+async def running_stack(kafka: Cluster, name: str, *extra: str) -> AsyncIterator[Stack]:
+    """A Stack on fresh topics named after ``name``, snapshotting often, with the ``extra``
+    services (e.g. "query") started too; closed on the way out."""
+    running = Stack(kafka, Topics.unique(name), snapshot_interval_s=0.3)
+    await running.open()
+    try:
+        await running.start(*extra)
+        yield running
+    finally:
+        await running.close()

@@ -25,7 +25,9 @@ from holdem.runtime.snapshots import Codec
 
 log = structlog.get_logger(__name__)
 NAME = "dealer"
-OWNED_COMMANDS = frozenset({"command.call", "command.fold", "command.void_round"})
+OWNED_COMMANDS = frozenset(
+    {"command.call", "command.fold", "command.void_round", "command.end_session"}
+)
 
 
 def csprng_deck() -> tuple[Sequence[int], bytes]:

@@ -28,6 +28,8 @@ class Table:
     decision_timeout: timedelta = timedelta(seconds=30)
     timeout_policy: TimeoutPolicy = TimeoutPolicy.FOLD
     stuck_after: timedelta = timedelta(seconds=10)
+    # A session's idle timeout when its bet does not carry its table's (a BetPlaced v2, ADR 020).
+    idle_timeout: timedelta = timedelta(seconds=900)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from holdem.core.contracts import BetPlaced, Call, Fold, Malfunction, Message, Reason, VoidRound
+from holdem.core.contracts import (
+    BetPlaced,
+    Call,
+    EndSession,
+    Fold,
+    Malfunction,
+    Message,
+    Reason,
+    VoidRound,
+)
 from holdem.core.decider import Context
 from holdem.dealer.context import DealerContext, DeckSource, Table, Tick, no_deck_source
 from holdem.dealer.events import (
@@ -18,6 +27,7 @@ from holdem.dealer.events import (
     seal_and_deal,
     void,
 )
+from holdem.dealer.sessions import on_end_session, open_for_bet
 from holdem.dealer.state import CLOSED, DECIDED, UNDECIDED, DealerState, Phase, Round, evolve
 from holdem.dealer.timers import on_tick
 from holdem.dealer.vault import Vault
@@ -35,15 +45,19 @@ def decide(state: DealerState, message: Any, ctx: DealerContext) -> list[Message
 
 def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> list[Message]:
     # Folding again is a no-op when the runtime already folded it, and makes decide whole alone.
-    r = evolve(state, event).get(event.round_id)
+    state = evolve(state, event)
+    r = state.get(event.round_id)
     if r is None or r.phase is not Phase.BET_PLACED or r.player_id != event.player_id:
         return []  # already dealt or closed, or a round id another player's bet already holds
     if r.malfunction_id is not None:  # the round broke before its bet arrived: never deal it
         return [void(r, ctx, r.malfunction_id, r.malfunction_reason)]
+    # The session the round is played in: the player's open one at the table, or a new one.
+    idle_s = event.idle_timeout_s or int(ctx.table.idle_timeout.total_seconds())
+    session_id, started = open_for_bet(state, r, event.command_id, idle_s, ctx)
     opened = opened_deck(r, ctx)
     if opened is not None:  # sealed, not dealt (a partial publish): deal it, never reshuffle
-        return [dealt(r, opened.codes, r.commitment, ctx)]
-    return seal_and_deal(r, ctx)
+        return [*started, dealt(r, opened.codes, r.commitment, ctx, session_id)]
+    return [*started, *seal_and_deal(r, ctx, session_id)]
 
 
 def _on_decision(state: DealerState, command: Call | Fold, ctx: DealerContext) -> list[Message]:
@@ -120,6 +134,7 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
     Fold: _on_decision,
     VoidRound: _on_void,
     Malfunction: _on_malfunction,
+    EndSession: on_end_session,
 }
 HANDLED = tuple(_HANDLERS)  # the message models decide answers
 

@@ -20,7 +20,8 @@ from holdem.core.contracts import (
     VoidRound,
 )
 from holdem.core.deck import deal
-from holdem.dealer.context import DealerContext
+from holdem.core.strategy import optimal
+from holdem.dealer.context import DealerContext, TimeoutPolicy
 from holdem.dealer.state import UNDECIDED, Round
 from holdem.dealer.vault import Opened
 
@@ -31,14 +32,14 @@ def _texts(cards: tuple[Card, ...]) -> tuple[str, ...]:
     return tuple(str(card) for card in cards)
 
 
-def seal_and_deal(r: Round, ctx: DealerContext) -> list[Message]:
+def seal_and_deal(r: Round, ctx: DealerContext, session_id: str | None = None) -> list[Message]:
     """A fresh deck sealed to the vault and the public part of the deal to the rounds topic."""
     codes, salt = ctx.new_deck()
     sealed = DeckSealed(
         **ctx.envelope(r.player_id, r.round_id),
         **ctx.the_vault().seal(r.round_id, r.player_id, codes, salt),
     )
-    return [sealed, dealt(r, tuple(codes), sealed.commitment, ctx)]
+    return [sealed, dealt(r, tuple(codes), sealed.commitment, ctx, session_id)]
 
 
 def opened_deck(r: Round, ctx: DealerContext) -> Opened | None:
@@ -46,8 +47,15 @@ def opened_deck(r: Round, ctx: DealerContext) -> Opened | None:
     return None if r.sealed is None else ctx.the_vault().open(r.sealed)
 
 
-def dealt(r: Round, codes: tuple[int, ...], commitment: str, ctx: DealerContext) -> Dealt:
-    """The player's cards and the flop; the dealer's cards, turn and river stay in the vault."""
+def dealt(
+    r: Round,
+    codes: tuple[int, ...],
+    commitment: str,
+    ctx: DealerContext,
+    session_id: str | None = None,
+) -> Dealt:
+    """The player's cards and the flop; the dealer's cards, turn and river stay in the vault;
+    ``session_id``: the session the round is played in (ADR 020)."""
     cards = deal(codes)
     return Dealt(
         **ctx.envelope(r.player_id, r.round_id),
@@ -58,6 +66,7 @@ def dealt(r: Round, codes: tuple[int, ...], commitment: str, ctx: DealerContext)
         mode=r.mode,
         ante=r.ante,
         aa_bonus=r.aa_bonus,
+        session_id=session_id,
     )
 
 
@@ -119,3 +128,18 @@ def rejected(
         reason=reason,
         detail=detail,
     )
+
+
+def auto_decision(policy: TimeoutPolicy, r: Round, ctx: DealerContext) -> Decision:
+    """The table's decision for a player who did not decide in time."""
+    if policy is TimeoutPolicy.CALL:
+        return "call"
+    if policy is TimeoutPolicy.FOLD:
+        return "fold"
+    # OPTIMAL: the player's best play by exact EV (a table lookup; the table is loaded, or built
+    # by the full enumeration, when the dealer starts with this policy).
+    opened = opened_deck(r, ctx)
+    if opened is None:  # no deck: the reveal reports it (deck_missing) whatever is decided
+        return "fold"
+    cards = deal(opened.codes)
+    return optimal(cards.player, cards.flop)

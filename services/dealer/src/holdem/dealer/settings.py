@@ -35,6 +35,12 @@ class DealerSettings(RuntimeSettings):
         description="Seconds after which the watchdog reports a round still waiting for its deal "
         "(bet placed, not dealt) or its settlement (decided, not settled) as a Malfunction",
     )
+    idle_timeout_s: int = Field(
+        default=900,
+        ge=1,
+        description="Seconds without a command from a player at a table after which his session "
+        "there ends, for bets that do not carry their table's idle timeout (ADR 020)",
+    )
     watchdog_interval_s: float = Field(
         default=1.0, gt=0, description="Seconds between ticks that check timeouts and the watchdog"
     )
@@ -69,6 +75,7 @@ class DealerSettings(RuntimeSettings):
             decision_timeout=timedelta(seconds=self.decision_timeout_s),
             timeout_policy=self.timeout_policy,
             stuck_after=timedelta(seconds=self.stuck_after_s),
+            idle_timeout=timedelta(seconds=self.idle_timeout_s),
         )
 
     def vault(self) -> Vault:

@@ -21,9 +21,11 @@ from holdem.core.snapshot import (
     time,
 )
 from holdem.dealer.pmap import PMap
-from holdem.dealer.state import CLOSED, DealerState, Phase, Round
+from holdem.dealer.state import CLOSED, DealerState, Phase, Round, Session
 
-SNAPSHOT_VERSION: Final = 1
+# v2: sessions (open ones and the last ended ids per player) and a round's table and session
+# (ADR 020). A v1 snapshot is still loaded: it was written before sessions, so it has none.
+SNAPSHOT_VERSION: Final = 2
 SERVICE: Final = "dealer"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -37,15 +39,22 @@ def dump_state(state: DealerState) -> bytes:
         "commands": sorted([*key, *answer] for key, answer in state.commands.items()),
         "closed": {player: list(ids) for player, ids in sorted(state.closed.items())},
         "used": {player: list(ids) for player, ids in sorted(state.used.items())},
+        "sessions": [_session(state.sessions[key]) for key in sorted(state.sessions)],
+        "ended": {player: list(ids) for player, ids in sorted(state.ended.items())},
     }
     return orjson.dumps(body)
 
 
 def load_state(raw: bytes) -> DealerState:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
-    return decoding(
-        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
-    )
+    return decoding(SERVICE, lambda: _load(_envelope(orjson.loads(raw))))
+
+
+def _envelope(body: Any) -> dict[str, Any]:
+    version = body.get("version") if isinstance(body, dict) else None
+    if version == 1 and type(version) is int:
+        return {**check_envelope(body, SERVICE, 1), "sessions": [], "ended": {}}
+    return check_envelope(body, SERVICE, SNAPSHOT_VERSION)
 
 
 def _load(body: dict[str, Any]) -> DealerState:
@@ -57,12 +66,18 @@ def _load(body: dict[str, Any]) -> DealerState:
     for item in items(body["commands"]):
         player_id, command_id, round_id, kind = (text(v) for v in items(item, 4))
         commands = commands.set((player_id, command_id), (round_id, kind))
+    sessions: PMap[tuple[str, str], Session] = PMap()
+    for item in items(body["sessions"]):
+        session = _load_session(item)
+        sessions = sessions.set((session.player_id, session.table_id), session)
     return DealerState(
         rounds=rounds,
         open=frozenset(r.round_id for r in rounds.values() if _is_open(r)),
         commands=commands,
         closed=_orders(body["closed"]),
         used=_orders(body["used"]),
+        sessions=sessions,
+        ended=_orders(body["ended"]),
     )
 
 
@@ -106,7 +121,28 @@ _ROUND: dict[str, Callable[[Any], Any]] = {
     "malfunction_reason": text,
     "decision_timeout_s": optional(count),
     "timeout_policy": optional(lambda v: TimeoutPolicy(text(v))),
+    "table_id": optional(text),
+    "session_id": optional(text),
 }
+_SESSION: dict[str, Callable[[Any], Any]] = {
+    "session_id": text,
+    "player_id": text,
+    "table_id": text,
+    "idle_timeout_s": count,
+    "started_at": time,
+    "last_active": time,
+    "mode": lambda v: Mode(text(v)),
+}
+
+
+def _session(s: Session) -> dict[str, Any]:
+    return {f.name: getattr(s, f.name) for f in fields(Session)}
+
+
+def _load_session(item: Any) -> Session:
+    if mapping(item).keys() != _SESSION.keys():
+        raise SnapshotError(f"not a session: {item!r:.80}")
+    return Session(**{name: _SESSION[name](value) for name, value in item.items()})
 
 
 def _load_round(item: Any) -> Round:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Final
 
@@ -18,6 +18,9 @@ from holdem.core.contracts import (
     Malfunction,
     Mode,
     RoundVoided,
+    SessionEnded,
+    SessionRejected,
+    SessionStarted,
     Settled,
     TimeoutPolicy,
 )
@@ -49,6 +52,10 @@ _RANK: dict[Phase | None, int] = {
 # gets unknown_round, which moves nothing; the state no longer grows with history.
 CLOSED_KEPT: Final = 256
 COMMANDS_KEPT: Final = 256
+# Sessions (ADR 020): only open ones are kept, plus the ids of a player's last ENDED_KEPT ended
+# sessions, so that a SessionStarted read again (the dealer's own event, back as an input)
+# after its session ended cannot open it again.
+ENDED_KEPT: Final = 16
 
 UNDECIDED = frozenset({Phase.BET_PLACED, Phase.DEALT})
 DECIDED = frozenset({Phase.CALLED, Phase.FOLDED})
@@ -81,6 +88,28 @@ class Round:
     # settings (a v1 BetPlaced, the default table).
     decision_timeout_s: int | None = None
     timeout_policy: TimeoutPolicy | None = None
+    # The table the round is bet at (BetPlaced v2) and its session (Dealt v2, ADR 020); None:
+    # the default table, which has no sessions.
+    table_id: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A player's open session at a table (ADR 020). ``last_active``: the time of his last
+    command there (a bet, a Call or Fold), the start of the idle timeout."""
+
+    session_id: str
+    player_id: str
+    table_id: str
+    idle_timeout_s: int
+    started_at: datetime
+    last_active: datetime
+    mode: Mode = Mode.REAL
+
+    def idle_at(self) -> datetime:
+        """When the session ends if the player sends no command at the table before."""
+        return self.last_active + timedelta(seconds=self.idle_timeout_s)
 
 
 # What a player's command_id was used for: the round and the command type it answered.
@@ -101,6 +130,19 @@ class DealerState:
     commands: PMap[tuple[str, str], Answered] = field(default_factory=PMap)
     closed: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
     used: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+    # Open sessions by (player_id, table_id); the ids of each player's last ended ones.
+    sessions: PMap[tuple[str, str], Session] = field(default_factory=PMap)
+    ended: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+
+    def session(self, player_id: str, table_id: str | None) -> Session | None:
+        return None if table_id is None else self.sessions.get((player_id, table_id))
+
+    def session_over(self, r: Round) -> bool:
+        """Whether ``r`` belongs to a session that is no longer open (ended or timed out)."""
+        if r.session_id is None or r.table_id is None:
+            return False
+        current = self.session(r.player_id, r.table_id)
+        return current is None or current.session_id != r.session_id
 
     def get(self, round_id: str | None) -> Round | None:
         return None if round_id is None else self.rounds.get(round_id)
@@ -138,6 +180,57 @@ class DealerState:
         return replace(self, commands=commands, used=used)
 
 
+def _session_started(state: DealerState, e: SessionStarted) -> DealerState:
+    key = (e.player_id, e.table_id)
+    if key in state.sessions or e.session_id in state.ended.get(e.player_id, ()):
+        return state  # open already, or ended since: an echo opens nothing
+    at = e.occurred_at
+    session = Session(e.session_id, e.player_id, e.table_id, e.idle_timeout_s, at, at, e.mode)
+    return replace(state, sessions=state.sessions.set(key, session))
+
+
+def _session_ended(state: DealerState, e: SessionEnded) -> DealerState:
+    if e.command_id is not None:
+        state = state.answer(e.player_id, e.command_id, (e.table_id, "command.end_session"))
+    key = (e.player_id, e.table_id)
+    current = state.sessions.get(key)
+    if current is not None and current.session_id == e.session_id:
+        state = replace(state, sessions=state.sessions.delete(key))
+    ended = state.ended.get(e.player_id, ())
+    if e.session_id in ended:
+        return state
+    order = (*ended, e.session_id)[-ENDED_KEPT:]
+    return replace(state, ended=state.ended.set(e.player_id, order))
+
+
+def _touch(state: DealerState, player_id: str, table_id: str | None, at: datetime) -> DealerState:
+    """A command of the player at the table: his session's idle timeout starts again, unless it
+    had run out already (the dealer ends that session, and a bet starts a new one)."""
+    session = state.session(player_id, table_id)
+    if session is None or at <= session.last_active or at >= session.idle_at():
+        return state
+    key = (player_id, session.table_id)
+    return replace(state, sessions=state.sessions.set(key, replace(session, last_active=at)))
+
+
+def _sessions(state: DealerState, event: Any) -> DealerState:
+    """The sessions' part of ``evolve``: their own events and the commands that keep them."""
+    if isinstance(event, SessionStarted):
+        return _session_started(state, event)
+    if isinstance(event, SessionEnded):
+        return _session_ended(state, event)
+    if isinstance(event, SessionRejected):
+        answered = (event.table_id, "command.end_session")
+        return state.answer(event.player_id, event.command_id, answered)
+    if isinstance(event, BetPlaced):
+        return _touch(state, event.player_id, event.table_id, event.occurred_at)
+    if isinstance(event, Called | Folded) and not event.auto:
+        r = state.rounds.get(event.round_id)
+        if r is not None and r.player_id == event.player_id:
+            return _touch(state, r.player_id, r.table_id, event.occurred_at)
+    return state
+
+
 def initial_state() -> DealerState:
     return DealerState()
 
@@ -157,6 +250,7 @@ def _bet_placed(r: Round, e: BetPlaced) -> Round:
         placed_at=e.occurred_at,
         decision_timeout_s=e.decision_timeout_s,
         timeout_policy=e.timeout_policy,
+        table_id=e.table_id,
     )
 
 
@@ -181,6 +275,7 @@ def _dealt(r: Round, e: Dealt) -> Round:
         aa_bonus=e.aa_bonus,
         dealt_at=e.occurred_at,
         commitment=r.commitment or e.commitment,
+        session_id=e.session_id,
     )
 
 
@@ -237,9 +332,9 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
     Malfunction: _malfunction,
     CommandRejected: _rejected,
 }
+_SESSION_EVENTS = (SessionStarted, SessionEnded, SessionRejected)
 
-
-FOLDED = tuple(_APPLY)  # the message models evolve folds
+FOLDED = (*_APPLY, *_SESSION_EVENTS)  # the message models evolve folds
 
 # The command type behind an event that answers a player's command.
 _ANSWERS: dict[type, str] = {
@@ -251,6 +346,9 @@ _ANSWERS: dict[type, str] = {
 
 def evolve(state: DealerState, event: Any) -> DealerState:
     """Fold one rounds or vault event. Re-applying an event the state reflects changes nothing."""
+    if isinstance(event, _SESSION_EVENTS):
+        return _sessions(state, event)
+    state = _sessions(state, event)
     apply = _APPLY.get(type(event))
     round_id = getattr(event, "round_id", None)
     if apply is None or round_id is None:

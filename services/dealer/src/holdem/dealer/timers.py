@@ -5,37 +5,41 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from holdem.core.contracts import Message
-from holdem.core.deck import deal
-from holdem.core.strategy import optimal
 from holdem.dealer.context import DealerContext, TimeoutPolicy
-from holdem.dealer.events import Decision, malfunction, opened_deck, reveal
-from holdem.dealer.state import DECIDED, DealerState, Phase, Round
+from holdem.dealer.events import auto_decision, malfunction, reveal
+from holdem.dealer.sessions import finishable, idle_sessions, timeout_ctx
+from holdem.dealer.state import DECIDED, DealerState, Phase, Round, evolve
+
+__all__ = ["AVAILABLE_POLICIES", "auto_decision", "on_tick"]
 
 
 def on_tick(state: DealerState, now: datetime, ctx: DealerContext) -> list[Message]:
-    """Complete the rounds whose player ran out of time; report rounds stuck past the bound."""
-    events: list[Message] = []
+    """End the sessions idle too long (and finish their rounds); complete the rounds whose
+    player ran out of time; report rounds stuck past the bound."""
+    events = idle_sessions(state, now, ctx)
+    for event in events:  # the rounds those ends finished are not timed out again below
+        state = evolve(state, event)
     for round_id in sorted(state.open):  # sorted: the same state gives the same events
         r = state.rounds[round_id]
-        events.extend(_timeout(r, now, ctx) or _watchdog(r, now, ctx))
+        events.extend(_timeout(state, r, now, ctx) or _watchdog(r, now, ctx))
     return events
 
 
-def _timeout(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
+def _timeout(state: DealerState, r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
     table = ctx.table
-    if r.phase is not Phase.DEALT or r.malfunction_id is not None or r.dealt_at is None:
+    if not finishable(r) or r.dealt_at is None:
         return []
     timeout = (
         table.decision_timeout
         if r.decision_timeout_s is None
         else timedelta(seconds=r.decision_timeout_s)
     )
-    if now < r.dealt_at + timeout:
+    # A round of an ended session is due at once (ADR 020).
+    if now < r.dealt_at + timeout and not state.session_over(r):
         return []
     decision = auto_decision(r.timeout_policy or table.timeout_policy, r, ctx)
     # Ids derive from the round, not the tick, so a timeout decided twice is recognisably one.
-    round_ctx = ctx.derived(f"timeout/{r.round_id}", r.correlation_id)
-    return reveal(r, decision, round_ctx, auto=True, command_id=None)
+    return reveal(r, decision, timeout_ctx(r, ctx), auto=True, command_id=None)
 
 
 def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
@@ -56,18 +60,3 @@ def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
 
 
 AVAILABLE_POLICIES = frozenset(TimeoutPolicy)
-
-
-def auto_decision(policy: TimeoutPolicy, r: Round, ctx: DealerContext) -> Decision:
-    """The table's decision for a player who did not decide in time."""
-    if policy is TimeoutPolicy.CALL:
-        return "call"
-    if policy is TimeoutPolicy.FOLD:
-        return "fold"
-    # OPTIMAL: the player's best play by exact EV (a table lookup; the table is loaded, or built
-    # by the full enumeration, when the dealer starts with this policy).
-    opened = opened_deck(r, ctx)
-    if opened is None:  # no deck: the reveal reports it (deck_missing) whatever is decided
-        return "fold"
-    dealt = deal(opened.codes)
-    return optimal(dealt.player, dealt.flop)

@@ -21,7 +21,8 @@ from holdem.core.snapshot import (
 )
 from holdem.query.state import Book, QueryState, trim
 
-SNAPSHOT_VERSION: Final = 1
+# v2: a round's session_id (ADR 020). A v1 snapshot still loads: its rounds have none.
+SNAPSHOT_VERSION: Final = 2
 SERVICE: Final = "query"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 _MODES = one_of(*(mode.value for mode in Mode))
@@ -41,14 +42,19 @@ def dump_state(state: QueryState) -> bytes:
 def load_state(raw: bytes, kept: int | None = None) -> QueryState:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it;
     with ``kept`` (the service's setting, which may have changed since), bounded by it."""
-    state = decoding(
-        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
-    )
+    state = decoding(SERVICE, lambda: _load(_envelope(orjson.loads(raw))))
     if kept is not None:
         state.kept = kept
         for book in state.books.values():
             trim(state, book)
     return state
+
+
+def _envelope(body: Any) -> dict[str, Any]:
+    version = body.get("version") if isinstance(body, dict) else None
+    if version == 1 and type(version) is int:  # written before sessions: no round has one
+        return check_envelope(body, SERVICE, 1)
+    return check_envelope(body, SERVICE, SNAPSHOT_VERSION)
 
 
 def _book(book: Book) -> dict[str, Any]:

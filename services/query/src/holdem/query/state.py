@@ -109,6 +109,7 @@ def _apply(view: RoundView, event: Dealt | Called | Folded | Settled | RoundVoid
             "player_cards": event.player_cards,
             "flop": event.flop,
             "commitment": event.commitment,
+            "session_id": event.session_id,  # Dealt v2 (ADR 020)
         }
         return view.model_copy(update=update)
     if isinstance(event, Called | Folded) and view.state == "dealt":

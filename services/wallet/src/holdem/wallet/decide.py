@@ -306,7 +306,14 @@ def _take_stakes(
     return [placed, stake, ledger.move(CallHeld, f"hold:{round_id}", call_hold, round_id)]
 
 
-PINNED = ("table_id", "table_version", "decision_timeout_s", "timeout_policy", "pay_table")
+PINNED = (
+    "table_id",
+    "table_version",
+    "decision_timeout_s",
+    "timeout_policy",
+    "pay_table",
+    "idle_timeout_s",  # BetPlaced v3: the session's idle timeout (ADR 020)
+)
 
 
 def table_terms(table: BookTable) -> dict[str, Any]:
@@ -318,6 +325,7 @@ def table_terms(table: BookTable) -> dict[str, Any]:
         "decision_timeout_s": terms.decision_timeout_s,
         "timeout_policy": terms.timeout_policy,
         "pay_table": terms.pay_table,
+        "idle_timeout_s": terms.idle_timeout_s,
     }
 
 

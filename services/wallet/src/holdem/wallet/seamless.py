@@ -266,7 +266,8 @@ def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     if debit.aa_bonus != debit.requested_aa_bonus:
         adjustments.append(Adjustment("aa_bonus", debit.requested_aa_bonus, debit.aa_bonus))
     bets = AdjustedBets(debit.ante, debit.aa_bonus, tuple(adjustments))
-    pinned = {name: getattr(debit, name) for name in PINNED if getattr(debit, name) is not None}
+    # DebitRequested v1 has no idle_timeout_s: the session then takes the dealer's (ADR 020).
+    pinned = {n: getattr(debit, n, None) for n in PINNED if getattr(debit, n, None) is not None}
     terms = Terms(debit.currency, debit.mode, None, pinned)
     requested = (debit.requested_ante, debit.requested_aa_bonus)
     placed = _take_stakes(

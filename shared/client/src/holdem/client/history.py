@@ -51,14 +51,17 @@ async def _round(args: argparse.Namespace, out: TextIO) -> None:
     print(reply.text, file=out)
 
 
-def _run(
+def run_cli(
     action: Callable[[argparse.Namespace, TextIO], Awaitable[None]],
     args: argparse.Namespace,
     prog: str,
+    refusals: tuple[type[Exception], ...] = (QueryRefusedError,),
 ) -> int:
+    """Run one CLI ``action`` (bounded by ``args.within``): 0 done, 1 refused (one of
+    ``refusals``) or unreachable, each a one-line message on stderr."""
     try:
         asyncio.run(asyncio.wait_for(action(args, sys.stdout), args.within + 30))
-    except QueryRefusedError as refused:
+    except refusals as refused:
         print(f"{prog}: refused: {refused}", file=sys.stderr)
         return 1
     except (KafkaError, ConnectionConfigError, StalledError, TimeoutError) as failed:
@@ -80,7 +83,7 @@ def history_main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.n <= HISTORY_KEPT:
         parser.error(f"-n must be 1..{HISTORY_KEPT}")
-    return _run(_history, args, "holdem history")
+    return run_cli(_history, args, "holdem history")
 
 
 def round_main(argv: list[str] | None = None) -> int:
@@ -88,4 +91,4 @@ def round_main(argv: list[str] | None = None) -> int:
     parser = _parser("holdem round")
     parser.add_argument("round_id", help="the round's id")
     parser.add_argument("--player", required=True, help="the round's player (queries go by it)")
-    return _run(_round, parser.parse_args(argv), "holdem round")
+    return run_cli(_round, parser.parse_args(argv), "holdem round")

@@ -25,6 +25,7 @@ from holdem.core.contracts import (
     CommandRejected,
     Dealt,
     Deposit,
+    EndSession,
     Fold,
     Folded,
     FundsDeposited,
@@ -37,6 +38,8 @@ from holdem.core.contracts import (
     Rebet,
     ResetFun,
     RoundVoided,
+    SessionEnded,
+    SessionRejected,
     Settled,
     StakesRefunded,
     VoidRound,
@@ -51,7 +54,9 @@ __all__ = ["Outcome", "Player", "Refused", "Round", "StalledError", "Voided", "l
 class Refused(Exception):
     """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
 
-    def __init__(self, event: BetRejected | CommandRejected | WalletRejected) -> None:
+    def __init__(
+        self, event: BetRejected | CommandRejected | WalletRejected | SessionRejected
+    ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
         self.reason = event.reason
@@ -194,19 +199,39 @@ class Player:
             raise Refused(answer)
         return Round(self, round_id, answer, watch)  # type: ignore[arg-type]
 
+    async def end_session(self, *, command_id: str | None = None) -> SessionEnded:
+        """End the player's session at his table (ADR 020): a round of it waiting for his
+        decision is finished by the table's policy. ``Refused`` with ``no_session`` if none."""
+        if self.table_id is None:
+            raise ValueError("sessions are at tables: Player(..., table_id=...)")
+        end = command(EndSession, self.player_id, command_id=command_id, table_id=self.table_id)
+        answer = await self._ask(end, SessionEnded, SessionRejected)
+        assert isinstance(answer, SessionEnded)
+        return answer
+
     def _money(self, amount: int) -> dict[str, Any]:
         return {"currency": self.currency, "amount": amount}
 
     async def _wallet(
         self, cmd: Deposit | Withdraw | GrantFun | ResetFun, kind: type[Message]
     ) -> Message:
+        return await self._ask(cmd, kind, WalletRejected)
+
+    async def _ask(
+        self,
+        cmd: Deposit | Withdraw | GrantFun | ResetFun | EndSession,
+        kind: type[Message],
+        refusal: type[WalletRejected | SessionRejected],
+    ) -> Message:
+        """Send ``cmd`` and await its answer (routed by its command_id): ``kind``, or
+        ``refusal`` raised as ``Refused``."""
         watch = self.operator.watch(f"command:{cmd.command_id}")
         try:
             await self.operator.send(cmd)
-            answer = await watch.until(kind, WalletRejected, within_s=self.step_s)
+            answer = await watch.until(kind, refusal, within_s=self.step_s)
         finally:
             self.operator.forget(watch.key)
-        if isinstance(answer, WalletRejected):
+        if isinstance(answer, WalletRejected | SessionRejected):
             raise Refused(answer)
         return answer
 

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     # In holdem-client, like play: answered by the query service over Kafka.
     "history": ("holdem.client.history", "a player's last rounds, localized (query service)"),
     "round": ("holdem.client.history", "one finished round, localized (query service)"),
+    "end-session": ("holdem.client.sessions", "end a player's session at a table (the dealer)"),
     # the lab (holdem-lab) is imported only here, by name: the core never imports it statically
     "rng-report": (
         "holdem.lab.rng.cli",

@@ -28,6 +28,7 @@ from holdem.core.verify import VerificationError, differences, result_of
 from holdem.runtime.audit_money import Balances, money_violations
 from holdem.runtime.audit_read import read_topic
 from holdem.runtime.audit_seamless import seamless_violations
+from holdem.runtime.audit_sessions import session_violations
 from holdem.runtime.audit_tables import table_violations
 from holdem.runtime.processor import ROLES
 from holdem.runtime.topics import Topics
@@ -124,7 +125,8 @@ def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
     refusals: dict[RoundKey, set[str | None]] = defaultdict(set)
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         m = record.message
-        if record.role not in ("rounds", "vault") or m is None:
+        # A session's end and refusals name no round (ADR 020): they are no round's record.
+        if record.role not in ("rounds", "vault") or m is None or m.round_id is None:
             continue
         log = logs[(m.player_id, m.round_id)]
         if isinstance(m, BetPlaced):
@@ -174,6 +176,7 @@ def violations(
         replies = [r.message for r in ordered if r.role == "seamless_replies" and r.message]
         found += seamless_violations(published, replies, require_closed=require_ended)
     found += table_violations(records)
+    found += session_violations(records)
     return found
 
 

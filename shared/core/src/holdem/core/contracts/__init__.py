@@ -72,6 +72,14 @@ from holdem.core.contracts.seamless import (
     SeamlessDebited,
     SeamlessRolledBack,
 )
+from holdem.core.contracts.sessions import (
+    EndSession,
+    SessionEnded,
+    SessionEndReason,
+    SessionRefusal,
+    SessionRejected,
+    SessionStarted,
+)
 from holdem.core.contracts.tables import (
     ChangeTable,
     CloseTable,
@@ -99,7 +107,16 @@ from holdem.core.contracts.wallet import (
 )
 
 AnyCommand: TypeAlias = Annotated[
-    PlaceBet | Call | Fold | VoidRound | Deposit | Withdraw | Rebet | GrantFun | ResetFun,
+    PlaceBet
+    | Call
+    | Fold
+    | VoidRound
+    | Deposit
+    | Withdraw
+    | Rebet
+    | GrantFun
+    | ResetFun
+    | EndSession,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -117,7 +134,10 @@ RoundMessage: TypeAlias = Annotated[
     | Settled
     | Malfunction
     | RoundVoided
-    | CommandRejected,
+    | CommandRejected
+    | SessionStarted
+    | SessionEnded
+    | SessionRejected,
     Field(discriminator="type"),
 ]
 WalletMessage: TypeAlias = Annotated[
@@ -146,8 +166,10 @@ SeamlessReplyMessage: TypeAlias = Annotated[
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
-    for model in (PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun)
-)
+    for model in (
+        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession
+    )
+)  # fmt: skip
 ADMIN_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
@@ -180,6 +202,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun,
     BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
     CommandRejected, DeckSealed,
+    EndSession, SessionStarted, SessionEnded, SessionRejected,
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
@@ -263,6 +286,7 @@ __all__ = [
     "Dealt",
     "DeckSealed",
     "Deposit",
+    "EndSession",
     "Envelope",
     "Fold",
     "Folded",
@@ -291,6 +315,11 @@ __all__ = [
     "RoundView",
     "RoundVoided",
     "SeamlessReplyMessage",
+    "SessionEndReason",
+    "SessionEnded",
+    "SessionRefusal",
+    "SessionRejected",
+    "SessionStarted",
     "Settled",
     "StakeTaken",
     "StakesRefunded",

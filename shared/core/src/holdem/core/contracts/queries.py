@@ -77,6 +77,7 @@ class RoundView(BaseModel):
     mode: Mode
     table_id: Id | None = None
     table_version: int | None = Field(default=None, ge=0)
+    session_id: Id | None = None  # the session the round is played in (reply v2, ADR 020)
     started_at: datetime
     ended_at: datetime | None = None
     ante: Amount
@@ -142,7 +143,7 @@ class Reply(Message):
 
 class OpenRoundReply(Reply):
     type: Literal["reply.open_round"] = "reply.open_round"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     open_round: RoundView | None  # None: no round open
 
 
@@ -154,14 +155,14 @@ class BalanceReply(Reply):
 
 class HistoryReply(Reply):
     type: Literal["reply.history"] = "reply.history"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     rounds: tuple[RoundView, ...] = Field(max_length=HISTORY_KEPT)  # newest first
     limit: int = Field(ge=1, le=HISTORY_KEPT)  # the limit applied (the asked one, capped)
 
 
 class RoundSummaryReply(Reply):
     type: Literal["reply.round_summary"] = "reply.round_summary"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     round_id: Id
     lang: Language
     text: str = Field(max_length=2000)

@@ -7,7 +7,12 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
-from holdem.core.contracts.tables import PayTableVersion, TableVersion, TimeoutPolicy
+from holdem.core.contracts.tables import (
+    MAX_IDLE_TIMEOUT_S,
+    PayTableVersion,
+    TableVersion,
+    TimeoutPolicy,
+)
 
 # Malfunction.reason prefixes of the wallet's refusals of a Settled (ADR 008): one that is not
 # the rules' result of the round, and one for a round with no open stake (paid, refunded, none).
@@ -25,10 +30,12 @@ class BetPlaced(RoundEvent):
 
     v2: the terms the round is played under, from its table at ``table_version`` (ADR 018):
     the dealer and settlement take them from here, so a table changed later changes nothing
-    for this round. A v1 record (none of them) is played under the services' settings."""
+    for this round. A v1 record (none of them) is played under the services' settings.
+    v3: ``idle_timeout_s``, the table's idle session timeout (ADR 020); a v2 record's session
+    takes the dealer's setting."""
 
     type: Literal["round.bet_placed"] = "round.bet_placed"
-    version: Literal[1, 2] = 2
+    version: Literal[1, 2, 3] = 3
     command_id: Id
     currency: Currency
     mode: Mode = Mode.REAL
@@ -43,6 +50,7 @@ class BetPlaced(RoundEvent):
     decision_timeout_s: int | None = Field(default=None, ge=1)
     timeout_policy: TimeoutPolicy | None = None
     pay_table: PayTableVersion | None = None
+    idle_timeout_s: int | None = Field(default=None, ge=1, le=MAX_IDLE_TIMEOUT_S)
 
 
 class BetRejected(RoundEvent):
@@ -56,10 +64,13 @@ class BetRejected(RoundEvent):
 
 
 class Dealt(RoundEvent):
-    """Player's hole cards and the flop. Never the dealer's cards, turn or river."""
+    """Player's hole cards and the flop. Never the dealer's cards, turn or river.
+
+    v2: ``session_id``, the session the round is played in (ADR 020); None for a round at the
+    default table (no session) and in a v1 record."""
 
     type: Literal["round.dealt"] = "round.dealt"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     player_cards: tuple[CardText, CardText]
     flop: tuple[CardText, CardText, CardText]
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")  # sha256(salt || deck), see holdem.core.deck
@@ -67,6 +78,7 @@ class Dealt(RoundEvent):
     mode: Mode = Mode.REAL
     ante: Amount
     aa_bonus: Amount
+    session_id: Id | None = None
 
 
 class Revealed(RoundEvent):
