@@ -96,7 +96,7 @@ class Observer:
     def of(self, players: Iterable[str]) -> list[Record]:
         """The records of these players (by the record's player_id)."""
         wanted = set(players)
-        return [r for r in self.records if r.message is not None and r.message.player_id in wanted]
+        return [r for r in self.records if getattr(r.message, "player_id", None) in wanted]
 
 
 @dataclass

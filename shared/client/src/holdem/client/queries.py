@@ -36,7 +36,7 @@ from holdem.core.contracts import (
     dump,
     parse,
 )
-from holdem.core.contracts.queries import HISTORY_DEFAULT, Language, Query, Reply
+from holdem.core.contracts.queries import Language, Query, Reply
 
 R = TypeVar("R", bound=Reply)
 ANSWER_WITHIN_S = 10.0
@@ -160,9 +160,16 @@ class QueryClient:
         return await self._expect(BalanceQuery(**self._envelope(player_id)), BalanceReply)
 
     async def history(
-        self, player_id: str, limit: int = HISTORY_DEFAULT, mode: Mode = Mode.REAL
+        self,
+        player_id: str,
+        limit: int | None = None,
+        mode: Mode = Mode.REAL,
+        table_id: str | None = None,
     ) -> HistoryReply:
-        query = HistoryQuery(**self._envelope(player_id), limit=limit, mode=mode)
+        """The player's last N rounds (``table_id``'s only, if named), N the table's history
+        length; ``limit`` asks for fewer. The reply's ``limit`` is the one applied."""
+        fields = {"limit": limit, "mode": mode, "table_id": table_id}
+        query = HistoryQuery(**self._envelope(player_id), **fields)
         return await self._expect(query, HistoryReply)
 
     async def summary(
