@@ -5,10 +5,12 @@ before it is decided."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import pytest
+import structlog
 from prometheus_client import CollectorRegistry
 from support.dealer import GAME, VAULT_KEYS, call, settled
 from support.deciders import NOW
@@ -19,7 +21,8 @@ from support.wallet import deposit, place_bet
 
 from holdem.client.commands import partition_for_key
 from holdem.client.headers import Stamp
-from holdem.core.contracts import Call, MessageRejected, RecordReason, dump
+from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
+from holdem.core.contracts import Call, MessageRejected, RecordReason, dump, parse
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.metrics import Metrics
@@ -221,3 +224,46 @@ async def test_the_wallet_stamps_the_bets_brand_on_the_round_and_its_money() -> 
     assert stamps["wallet.deposited"] == Stamp(OPERATOR, None)
     assert stamps["round.bet_placed"] == Stamp(OPERATOR, "acme-eu")
     assert stamps["wallet.stake_taken"] == Stamp(OPERATOR, "acme-eu")
+
+
+async def test_in_seamless_mode_the_bet_decided_on_the_operators_answer_keeps_the_brand() -> None:
+    """The operator's wallet need not echo the brand: the debit request carried it, and the
+    BetPlaced decided on the answer (which names no brand) carries the round's."""
+    outbox = ListOutbox()
+    settings = WalletSettings(topic_prefix=OPERATOR, wallet_mode="seamless")
+    service = wallet_app(settings, in_memory=True, registry=CollectorRegistry())
+    processor = service.processor
+    processor.outbox = outbox
+    operator = FaultyOperator(OperatorWallet(), Faults())
+    operator.wallet.balances[("p1", "EUR")] = 10_000
+    branded = [("operator", b"acme"), ("brand", b"acme-eu")]
+    await processor.handle(
+        processor.topic_of("commands"), 0, 0, dump(place_bet("r1", ante=100)), b"p1", branded
+    )
+    [request] = [r for r in outbox.records if r.kind == "seamless.debit_requested"]
+    assert stamp_of(request) == Stamp(OPERATOR, "acme-eu")
+    operator.receive(parse("wallet", request.value))
+    [answer] = operator.step()
+    unbranded = [("operator", b"acme")]
+    replies = processor.topic_of("seamless_replies")
+    await processor.handle(replies, 0, 0, dump(answer), b"p1", unbranded)
+
+    [placed] = [r for r in outbox.records if r.kind == "round.bet_placed"]
+    assert stamp_of(placed) == Stamp(OPERATOR, "acme-eu")
+
+
+async def test_log_lines_written_while_handling_a_branded_record_name_the_brand() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def decide(state: Any, message: Any, ctx: Any) -> list[Any]:
+        seen.append(structlog.contextvars.get_contextvars())
+        return []
+
+    processor = Processor(
+        replace(TOY, decide=decide), Topics(), ListOutbox(), Metrics(CollectorRegistry())
+    )
+    raw = dump(command(Call, player_id="p1", round_id="r1"))
+    await processor.handle(Topics().commands, 0, 0, raw, b"p1", [("brand", b"acme-eu")])
+    await processor.handle(Topics().commands, 0, 1, raw, b"p1", None)
+
+    assert [found.get("brand") for found in seen] == ["acme-eu", None]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import re
 import uuid
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import structlog
+from structlog.contextvars import bound_contextvars
 
 from holdem.client.commands import partition_for_key
 from holdem.client.headers import DEFAULT_OPERATOR, Headers, Stamp
@@ -245,9 +247,12 @@ class Processor(Generic[S]):
         publish (the caller must end the process)."""
         origin = Origin(topic, partition, offset, raw, key)
         self.on_partition(partition)
-        self._stamp = Stamp.of(headers)
+        self._stamp = stamp = Stamp.of(headers)
+        # The log lines written while handling a branded record name its brand (ADR 021).
+        branded = stamp.brand is not None and stamp.problem() is None
         try:
-            await self._handle(origin)
+            with bound_contextvars(brand=stamp.brand) if branded else contextlib.nullcontext():
+                await self._handle(origin)
         except FatalError:
             raise
         except Exception as error:  # whatever broke, the record is dead-lettered, not retried
