@@ -13,15 +13,16 @@ from aiokafka.errors import (
     TopicAuthorizationFailedError,
 )
 from support.kafka import Cluster
-from support.kafka_io import consumer, produce, read_all
+from support.kafka_io import consumer, produce, read_all, wait_for
 from support.stack import Stack
 
-from holdem.client import Operator, Player, command
+from holdem.client import Operator, Player, command, partition_for
 from holdem.client.connection import KafkaConnection
 from holdem.client.headers import Stamp
-from holdem.core.contracts import PlaceBet, RecordReason
+from holdem.core.contracts import Call, PlaceBet, RecordReason
 from holdem.runtime import acl, tenants
 from holdem.runtime.audit import audit_run, operator_violations, read_run
+from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
 from holdem.runtime.topics import Topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(240)]
@@ -190,3 +191,44 @@ async def test_a_command_naming_another_operator_is_refused_and_never_decided(
     assert not [e for e in stack.events("dave") if e.round_id == "r-foreign"]
     wallet = [e.type for e in stack.events("dave", "wallet")]
     assert wallet.count("wallet.stake_taken") == 1
+
+
+async def test_a_restarted_dealer_keeps_the_brand_of_an_open_round(
+    kafka: Cluster, pair: tuple[Tenant, Tenant]
+) -> None:
+    """The brand memory goes into the dealer's snapshots and comes back at a restart: the
+    decision on a round bet before the restart carries the bet's brand, though the Call that
+    asked for it names none."""
+    mine, _ = pair
+    stack, partitions = mine.stack, mine.stack.partitions
+    async with Operator(mine.operator, mine.topics, partitions, brand="erin-brand") as client:
+        erin = Player(client, "erin", currency="EUR")
+        await erin.deposit(1_000)
+        played = await erin.bet(ante=100)
+        await played.dealt()
+    partition = partition_for("erin", partitions)
+    dealer = snapshot_topic(mine.topics, "dealer")
+
+    async def snapshotted() -> bool:
+        # A snapshot is written with a batch once due: give the dealer one (a refused Call).
+        await stack.send(command(Call, "frank", round_id="no-such-round"))
+        found = (await latest(kafka.admin, dealer, [partition])).get(partition)
+        brands = Snapshot.from_bytes(found, "dealer", partition).brands if found else {}
+        return brands.get(f"erin/{played.round_id}") == "erin-brand"
+
+    await wait_for(snapshotted, timeout=30.0)
+    await stack.restart("dealer")
+    restarted = stack.services["dealer"].processor
+    key = f"erin/{played.round_id}"
+    await stack.wait_for(lambda: restarted.brands_of(partition).get(key), "the rebuilt brand")
+    assert restarted.brands_of(partition)[key] == "erin-brand"
+    async with Operator(mine.operator, mine.topics, partitions) as plain:  # no brand header
+        await plain.send(command(Call, "erin", round_id=played.round_id))
+        await stack.event("erin", "round.settled", played.round_id)
+    erins = [
+        r
+        for r in stack.records("erin")
+        if r.message.round_id == played.round_id and r.role in ("rounds", "wallet", "vault")
+    ]
+    assert {r.message.type for r in erins} >= {"round.called", "round.settled"}
+    assert {Stamp.of(r.headers) for r in erins} == {Stamp(mine.name, "erin-brand")}
