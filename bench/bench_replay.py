@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,7 +41,7 @@ from holdem.runtime.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import TYPE_HEADER
 from holdem.runtime.processor import Processor
-from holdem.runtime.replay import replay
+from holdem.runtime.replay import Apply, replay
 from holdem.runtime.topics import Topics, ensure_topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
@@ -230,7 +230,7 @@ def processor(spec: Any, topics: Topics) -> Processor[Any]:
 async def timed(
     bootstrap: KafkaConnection,
     topics: list[str],
-    apply: Callable[[str, bytes, bytes | None, int], None],
+    apply: Apply,
 ) -> tuple[int, float]:
     started = time.perf_counter()
     count = await replay(bootstrap, topics, range(PARTITIONS), apply)
@@ -251,9 +251,9 @@ async def measure(bootstrap: KafkaConnection, rounds: int) -> None:
         (
             "read only (baseline)",
             [topics.rounds, topics.vault],
-            lambda t, raw, key, partition: None,
+            lambda t, raw, key, partition, headers: None,
         ),
-        ("read only (baseline)", [topics.wallet], lambda t, raw, key, partition: None),
+        ("read only (baseline)", [topics.wallet], lambda t, raw, key, partition, headers: None),
         ("dealer replay + fold", [topics.rounds, topics.vault], dealer.fold),
         ("settlement replay + fold", [topics.rounds], settlement.fold),
         ("wallet replay + fold", [topics.wallet], wallet.fold),

@@ -13,7 +13,9 @@ import pytest
 from support.kafka import Cluster
 from support.messages import command
 from support.stack import WAIT_S, Stack
+from support.tables import bet_at, terms
 
+from holdem.client import Operator
 from holdem.client.history import history_main, round_main
 from holdem.client.queries import QueryClient, QueryRefusedError
 from holdem.core.cards import Card
@@ -26,7 +28,7 @@ from holdem.core.contracts import (
     QueryReason,
     Settled,
 )
-from holdem.core.contracts.queries import Reply
+from holdem.core.contracts.queries import HISTORY_DEFAULT, Reply
 from holdem.core.deck import verify_commitment
 from holdem.runtime.topics import Topics
 
@@ -149,3 +151,40 @@ async def test_history_balance_and_open_round_survive_a_restart(
         ]
     before = [history, balance, open_round, summary]
     assert [answer(r) for r in again] == [answer(r) for r in before]
+
+
+async def test_a_history_shows_the_tables_history_length_and_follows_its_change(
+    stack: Stack, kafka: Cluster
+) -> None:
+    """N of a table's history is its terms' history_length, read from the table book the query
+    service follows; a change applies to the next query."""
+    player, table = f"h-{uuid.uuid4().hex[:8]}", f"t-{uuid.uuid4().hex[:6]}"
+    async with Operator(kafka.admin, stack.topics) as admin:
+        opened = await admin.create_table(table, terms(history_length=2))
+        await stack.send(command(Deposit, player, currency="EUR", amount=100_000))
+        await stack.event(player, "wallet.deposited")
+        played = [f"{player}-{n}" for n in range(3)]
+        for round_id in played:
+            await stack.send(bet_at(table, round_id, 100, player_id=player))
+            await stack.event(player, "round.dealt", round_id)
+            await stack.send(command(Fold, player, round_id=round_id))
+            await stack.event(player, "round.settled", round_id)
+
+        async with QueryClient(kafka.operator, stack.topics) as client:
+            shown = await until(
+                lambda: client.history(player),
+                lambda r: [v.round_id for v in r.rounds] == played[:0:-1],
+                "the last 2 rounds",
+            )
+            assert shown.limit == 2
+            asked = await client.history(player, limit=50, table_id=table)
+            assert (len(asked.rounds), asked.limit) == (2, 2)  # not more than the table's N
+            await admin.change_table(table, opened.table_version, terms(history_length=3))
+            longer = await until(
+                lambda: client.history(player, table_id=table),
+                lambda r: r.limit == 3,
+                "the changed history length",
+            )
+            assert [v.round_id for v in longer.rounds] == played[::-1]
+            other = await client.history(player, table_id="no-such-table")
+            assert other.rounds == () and other.limit == HISTORY_DEFAULT

@@ -13,12 +13,16 @@ from aiokafka.errors import (
     TopicAuthorizationFailedError,
 )
 from support.kafka import Cluster
-from support.kafka_io import consumer, produce, read_all
+from support.kafka_io import consumer, produce, read_all, wait_for
 from support.stack import Stack
 
-from holdem.client import Operator, Player
+from holdem.client import Operator, Player, command, partition_for
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import Stamp
+from holdem.core.contracts import Call, PlaceBet, RecordReason
 from holdem.runtime import acl, tenants
+from holdem.runtime.audit import audit_run, operator_violations, read_run
+from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
 from holdem.runtime.topics import Topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(240)]
@@ -52,8 +56,9 @@ async def pair(kafka: Cluster) -> AsyncIterator[tuple[Tenant, Tenant]]:
             await tenant.stack.close()
 
 
-async def play_one_round(tenant: Tenant, player: str) -> int:
-    async with Operator(tenant.operator, tenant.topics, tenant.stack.partitions) as client:
+async def play_one_round(tenant: Tenant, player: str, brand: str | None = None) -> int:
+    partitions = tenant.stack.partitions
+    async with Operator(tenant.operator, tenant.topics, partitions, brand=brand) as client:
         who = Player(client, player, currency="EUR")
         await who.deposit(5_000)
         played = await who.bet(ante=100)
@@ -128,3 +133,102 @@ def test_a_tenant_plan_is_the_game_plan_with_its_own_operator() -> None:
     assert [replace(r, principal="User:operator-acme") for r in shared] == own
     assert all(r.name.startswith("acme.") for r in rules)
     assert not any(r.principal == "User:operator" for r in rules)
+
+
+async def test_every_record_of_a_tenants_round_names_its_operator_and_the_bets_brand(
+    kafka: Cluster, pair: tuple[Tenant, Tenant]
+) -> None:
+    """ADR 021 on a real broker: each tenant's services stamp their own operator on every record
+    of every topic, and every record of a branded player's rounds and money carries the brand."""
+    for tenant in pair:
+        await play_one_round(tenant, "carol", brand=f"{tenant.name}-web")
+    for tenant in pair:
+        records = await read_run(kafka.admin, tenant.topics)
+        written = [r for r in records if r.role not in ("commands", "queries", "admin")]
+        assert len(written) >= 8, tenant.name  # deposited, bet, stake, call held, dealt, ...
+        assert operator_violations(records, tenant.name) == []
+        carols = [r for r in written if r.message is not None and r.message.player_id == "carol"]
+        assert {r.role for r in carols} >= {"rounds", "wallet", "vault"}
+        assert {Stamp.of(r.headers) for r in carols} == {Stamp(tenant.name, f"{tenant.name}-web")}
+        report = await audit_run(kafka.admin, tenant.topics)  # the operator check included
+        assert report.ok, report.violations
+        assert report.rounds >= 1
+
+
+async def test_a_command_naming_another_operator_is_refused_and_never_decided(
+    pair: tuple[Tenant, Tenant],
+) -> None:
+    mine, theirs = pair
+    stack = mine.stack
+    partitions = stack.partitions
+    async with Operator(mine.operator, mine.topics, partitions) as client:
+        dave = Player(client, "dave", currency="EUR")
+        await dave.deposit(1_000)
+    # A client of this tenant's principal that names the other operator in its header.
+    async with Operator(
+        mine.operator, mine.topics, partitions, operator_id=theirs.name
+    ) as confused:
+        await confused.send(
+            command(PlaceBet, "dave", round_id="r-foreign", currency="EUR", ante=100)
+        )
+
+    def refused() -> list[object]:
+        return [
+            r.message
+            for r in stack.records("dave")
+            if r.role == "rejected" and r.message.reason == RecordReason.WRONG_OPERATOR
+        ]
+
+    [rejection] = await stack.wait_for(refused, "the wrong_operator refusal")
+    assert theirs.name in rejection.detail  # type: ignore[attr-defined]
+    # Decided never: the next bet of the same player, with the right header, plays normally.
+    async with Operator(mine.operator, mine.topics, partitions) as client:
+        played = await Player(client, "dave", currency="EUR").bet(ante=100)
+        await played.dealt()
+        await played.fold()
+        outcome = await played.outcome()
+        assert outcome.balance == 1_000 - 100
+    assert not [e for e in stack.events("dave") if e.round_id == "r-foreign"]
+    wallet = [e.type for e in stack.events("dave", "wallet")]
+    assert wallet.count("wallet.stake_taken") == 1
+
+
+async def test_a_restarted_dealer_keeps_the_brand_of_an_open_round(
+    kafka: Cluster, pair: tuple[Tenant, Tenant]
+) -> None:
+    """The brand memory goes into the dealer's snapshots and comes back at a restart: the
+    decision on a round bet before the restart carries the bet's brand, though the Call that
+    asked for it names none."""
+    mine, _ = pair
+    stack, partitions = mine.stack, mine.stack.partitions
+    async with Operator(mine.operator, mine.topics, partitions, brand="erin-brand") as client:
+        erin = Player(client, "erin", currency="EUR")
+        await erin.deposit(1_000)
+        played = await erin.bet(ante=100)
+        await played.dealt()
+    partition = partition_for("erin", partitions)
+    dealer = snapshot_topic(mine.topics, "dealer")
+
+    async def snapshotted() -> bool:
+        # A snapshot is written with a batch once due: give the dealer one (a refused Call).
+        await stack.send(command(Call, "frank", round_id="no-such-round"))
+        found = (await latest(kafka.admin, dealer, [partition])).get(partition)
+        brands = Snapshot.from_bytes(found, "dealer", partition).brands if found else {}
+        return brands.get(f"erin/{played.round_id}") == "erin-brand"
+
+    await wait_for(snapshotted, timeout=30.0)
+    await stack.restart("dealer")
+    restarted = stack.services["dealer"].processor
+    key = f"erin/{played.round_id}"
+    await stack.wait_for(lambda: restarted.brands_of(partition).get(key), "the rebuilt brand")
+    assert restarted.brands_of(partition)[key] == "erin-brand"
+    async with Operator(mine.operator, mine.topics, partitions) as plain:  # no brand header
+        await plain.send(command(Call, "erin", round_id=played.round_id))
+        await stack.event("erin", "round.settled", played.round_id)
+    erins = [
+        r
+        for r in stack.records("erin")
+        if r.message.round_id == played.round_id and r.role in ("rounds", "wallet", "vault")
+    ]
+    assert {r.message.type for r in erins} >= {"round.called", "round.settled"}
+    assert {Stamp.of(r.headers) for r in erins} == {Stamp(mine.name, "erin-brand")}

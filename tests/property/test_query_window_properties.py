@@ -1,5 +1,6 @@
 """The query service's history window: bounded per player whatever is played, and always the
-newest real-money rounds, newest first, as many as asked up to the bound."""
+newest real-money rounds, newest first, as many as asked up to the table's history length and
+the bound."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from support.queries import fun, play
 from support.rounds import RoundEvents
 
 from holdem.core.contracts import HistoryQuery, HistoryReply
+from holdem.core.contracts.queries import HISTORY_DEFAULT
 from holdem.query.decide import decide
 from holdem.query.snapshot import dump_state, load_state
 from holdem.query.state import OPEN_KEPT, evolve, initial_state
@@ -53,6 +55,8 @@ def test_the_history_is_the_newest_real_rounds_within_the_bound(
     )  # fmt: skip
     [reply] = decide(state, query, context_for(query))
     assert isinstance(reply, HistoryReply)
-    expected = list(reversed(finished_real))[: min(limit, kept)]
+    # Rounds at no table: N is the default history length; a limit asks for fewer, never more.
+    applied = min(limit, HISTORY_DEFAULT, kept)
+    expected = list(reversed(finished_real))[:applied]
     assert [v.round_id for v in reply.rounds] == expected
-    assert reply.limit == min(limit, kept)
+    assert reply.limit == applied

@@ -59,7 +59,7 @@ def _handle(built: dict[str, tuple[Processor[Any], ListOutbox]], role: str, reco
 
 
 def _answers(outbox: ListOutbox) -> list[Any]:
-    return [parse(_role(topic), value) for topic, _, value, _ in outbox.records]
+    return [parse(_role(r.topic), r.value) for r in outbox.records]
 
 
 def _role(topic: str) -> str:

@@ -10,7 +10,7 @@ from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.outbox import TYPE_HEADER, Record
+from holdem.runtime.outbox import Record
 
 
 class DeferredOutbox:
@@ -43,8 +43,10 @@ class DeferredOutbox:
         while self._queue:
             if delivered >= limit:
                 raise RuntimeError(f"still publishing after {limit} records: a feedback loop?")
-            topic, key, value, kind = self._queue.popleft()
-            await self._broker.publish(value, topic, key=key.encode(), headers={TYPE_HEADER: kind})
+            record = self._queue.popleft()
+            await self._broker.publish(
+                record.value, record.topic, key=record.key.encode(), headers=record.header_map()
+            )
             delivered += 1
         return delivered
 

@@ -28,4 +28,4 @@ class ListOutbox:
 
     def parsed(self, role: str) -> list[Any]:
         topic = getattr(Topics(), role)
-        return [parse(role, value) for t, _, value, _ in self.records if t == topic]
+        return [parse(role, r.value) for r in self.records if r.topic == topic]

@@ -82,7 +82,9 @@ class Observer:
                 for r in batch:
                     role = self._roles[tp.topic]
                     raw = r.value or b""
-                    self.records.append(Record.of(role, r.partition, r.offset, raw, r.timestamp))
+                    self.records.append(
+                        Record.of(role, r.partition, r.offset, raw, r.timestamp, r.headers)
+                    )
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -104,7 +104,8 @@ def test_the_query_service_reads_rounds_wallet_queries_and_writes_replies_only(
     rules: list[acl.Acl],
 ) -> None:
     own = snapshot_topic(TOPICS, "query")
-    assert allowed(rules, "query", "READ") == {TOPICS.rounds, TOPICS.wallet, TOPICS.queries, own}
+    reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.queries, TOPICS.tables, own}
+    assert allowed(rules, "query", "READ") == reads
     assert allowed(rules, "query", "WRITE") == {TOPICS.replies, TOPICS.rejected, own}
 
 

@@ -27,6 +27,7 @@ from holdem.core.contracts import (
     StakeTaken,
     type_names,
 )
+from holdem.core.table_book import TableBook
 from holdem.query import snapshot
 from holdem.query.decide import decide
 from holdem.query.settings import QuerySettings
@@ -45,14 +46,16 @@ MONEY = (
 QUERIES = (OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery)
 
 
-def query_spec(settings: QuerySettings) -> Spec[QueryState]:
+def query_spec(settings: QuerySettings, tables: TableBook | None = None) -> Spec[QueryState]:
     """The query service as the runtime sees it: it owns no command, reads only the event
-    types it folds (by header) and reports unreadable queries."""
+    types it folds (by header) and reports unreadable queries; it keeps the table book (read
+    whole, ADR 018) for the history length of each table."""
+    tables = TableBook() if tables is None else tables
     return Spec[QueryState](
         name=NAME,
         initial_state=partial(initial_state, settings.history_kept),
         evolve=evolve,
-        decide=decide,
+        decide=partial(decide, tables=tables),
         inputs=("rounds", "wallet", "queries"),
         state_roles=("rounds", "wallet"),
         outputs=("replies",),
@@ -61,6 +64,8 @@ def query_spec(settings: QuerySettings) -> Spec[QueryState]:
             snapshot.dump_state, partial(snapshot.load_state, kept=settings.history_kept)
         ),
         reads=type_names(*FOLDED, *MONEY, *QUERIES),
+        book_roles=("tables",),
+        fold_book=tables.evolve,
     )
 
 

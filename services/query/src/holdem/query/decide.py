@@ -1,6 +1,7 @@
 """The query service's answers: one reply per query, keyed by its requester; a refusal says why.
 
-Pure: the replies depend on the folded state and the query only."""
+Pure: the replies depend on the folded state, the table book (a history's length is its
+table's) and the query only."""
 
 from __future__ import annotations
 
@@ -20,9 +21,10 @@ from holdem.core.contracts import (
     RoundSummaryQuery,
     RoundSummaryReply,
 )
-from holdem.core.contracts.queries import BalanceLine, Query
+from holdem.core.contracts.queries import HISTORY_DEFAULT, BalanceLine, Query, RoundView
 from holdem.core.decider import Context
 from holdem.core.summary import render
+from holdem.core.table_book import TableBook
 from holdem.query.state import Book, QueryState
 
 
@@ -33,8 +35,11 @@ class Refusal(Exception):
         self.detail = detail
 
 
-def decide(state: QueryState, message: Message, ctx: Context) -> list[Message]:
-    """The reply to a query; nothing for the events it folds."""
+def decide(
+    state: QueryState, message: Message, ctx: Context, tables: TableBook | None = None
+) -> list[Message]:
+    """The reply to a query; nothing for the events it folds. ``tables``: the table book, whose
+    terms say how many rounds a history shows (none: every table's length is the default)."""
     if not isinstance(message, Query):
         return []
     envelope = {
@@ -43,7 +48,7 @@ def decide(state: QueryState, message: Message, ctx: Context) -> list[Message]:
         "requester_id": message.requester_id,
     }
     try:
-        return [_answer(state, message, envelope)]
+        return [_answer(state, message, envelope, tables or TableBook())]
     except Refusal as refusal:
         kind: str = message.type  # type: ignore[attr-defined]
         return [
@@ -58,7 +63,35 @@ def _book(state: QueryState, player_id: str) -> Book:
     return book
 
 
-def _answer(state: QueryState, query: Query, envelope: dict[str, Any]) -> Message:
+def history_length(tables: TableBook, table_id: str | None) -> int:
+    """N of a table's history: its current terms' ``history_length`` (a display rule of the
+    table, not a term of a round: a change applies to the next query); the default for rounds
+    at no table and tables not (or not yet) in the book."""
+    table = tables.get(table_id) if table_id is not None else None
+    return table.terms.history_length if table is not None else HISTORY_DEFAULT
+
+
+def _history(
+    state: QueryState, book: Book, query: HistoryQuery, tables: TableBook
+) -> tuple[list[RoundView], int]:
+    """The rounds a history shows, newest first, and the limit applied: N of the asked table,
+    else of the table of the player's latest finished round; fewer if the query asks fewer;
+    never more than the service keeps."""
+    finished = [
+        view
+        for view in book.rounds.values()
+        if view.finished and query.table_id in (None, view.table_id)
+    ]
+    finished.sort(key=lambda view: view.ended_at or view.started_at, reverse=True)
+    table_id = query.table_id or (finished[0].table_id if finished else None)
+    length = history_length(tables, table_id)
+    limit = min(query.limit or length, length, state.kept)
+    return finished[:limit], limit
+
+
+def _answer(
+    state: QueryState, query: Query, envelope: dict[str, Any], tables: TableBook
+) -> Message:
     if isinstance(query, HistoryQuery) and query.mode == Mode.FUN:
         raise Refusal(QueryReason.FUN_NOT_KEPT, "fun rounds are never kept in the history")
     book = _book(state, query.player_id)
@@ -72,10 +105,8 @@ def _answer(state: QueryState, query: Query, envelope: dict[str, Any]) -> Messag
         )
         return BalanceReply(**envelope, balances=lines)
     if isinstance(query, HistoryQuery):
-        limit = min(query.limit, state.kept)
-        finished = [view for view in book.rounds.values() if view.finished]
-        finished.sort(key=lambda view: view.ended_at or view.started_at, reverse=True)
-        return HistoryReply(**envelope, rounds=tuple(finished[:limit]), limit=limit)
+        rounds, limit = _history(state, book, query, tables)
+        return HistoryReply(**envelope, rounds=tuple(rounds), limit=limit)
     assert isinstance(query, RoundSummaryQuery)
     view = book.rounds.get(query.round_id)
     if view is None:

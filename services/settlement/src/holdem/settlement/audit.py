@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from holdem.core.cards import Card, CardError
-from holdem.core.contracts import Dealt
+from holdem.core.contracts import BetPlaced, Dealt
 from holdem.core.deck import DeckError, deal, verify_commitment
+from holdem.core.rules import pay_table
 from holdem.settlement.state import Decision, RoundState
 
 
@@ -13,6 +14,9 @@ def round_problem(round_: RoundState) -> str | None:
     bet, dealt, decision = round_.bet, round_.dealt, round_.decision
     if bet is None:
         return "no BetPlaced for this round: no stake to settle"
+    unknown = pay_table_problem(bet)
+    if unknown is not None:
+        return unknown
     if dealt is None:
         return "no Dealt for this round: no commitment to verify the deck against"
     if decision is None:
@@ -21,6 +25,14 @@ def round_problem(round_: RoundState) -> str | None:
     if (dealt.currency, dealt.mode, dealt.ante, dealt.aa_bonus) != placed:
         return "the stakes in Dealt differ from the stakes in BetPlaced"
     return deck_problem(dealt, decision)
+
+
+def pay_table_problem(bet: BetPlaced) -> str | None:
+    """Why the pay table the bet pinned cannot be applied (one settlement does not have: a
+    newer wallet's, or a forged bet), or None."""
+    if pay_table(bet.pay_table) is None:
+        return f"unknown pay table {bet.pay_table!r}: settlement pays only by the tables it has"
+    return None
 
 
 def deck_problem(dealt: Dealt, decision: Decision) -> str | None:

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from holdem.core.cards import Card
-from holdem.core.contracts import Called, Folded, Malfunction, Message, RoundVoided, Settled
+from holdem.core.contracts import (
+    BetPlaced,
+    Called,
+    Folded,
+    Malfunction,
+    Message,
+    RoundVoided,
+    Settled,
+)
 from holdem.core.decider import Context
 from holdem.core.errors import RoundError
-from holdem.core.rules import STANDARD, RoundOutcome, settle
-from holdem.settlement.audit import round_problem
+from holdem.core.rules import PayTable, RoundOutcome, pay_table, settle
+from holdem.settlement.audit import pay_table_problem, round_problem
 from holdem.settlement.state import Fault, RoundState, SettlementState
 
 SOURCE = "settlement"  # Malfunction.source of the faults settlement finds itself
@@ -18,9 +26,13 @@ def decide(state: SettlementState, message: object, ctx: Context) -> list[Messag
     """The events settlement publishes for one rounds-topic message (already folded into state).
 
     Settlement owns a round from the dealer's Called/Folded on: it settles it, or voids it if a
-    Malfunction is known for it or its deck does not verify. Everything else, including a
-    redelivered decision and a Malfunction for an undecided or ended round, yields nothing.
+    Malfunction is known for it or its deck does not verify. Before that, a bet pinned to a pay
+    table settlement does not have is reported at once (a Malfunction: the dealer voids the
+    round while it is undecided, settlement if it was decided first). Everything else, including
+    a redelivered decision and a Malfunction for an undecided or ended round, yields nothing.
     """
+    if isinstance(message, BetPlaced):
+        return _on_bet(state, message, ctx)
     if isinstance(message, Called | Folded):
         return _on_decision(state, message, ctx)
     if isinstance(message, Malfunction):
@@ -43,6 +55,18 @@ def _on_decision(state: SettlementState, event: Called | Folded, ctx: Context) -
     return _void_for(round_, problem, ctx)
 
 
+def _on_bet(state: SettlementState, event: BetPlaced, ctx: Context) -> list[Message]:
+    round_ = state.round(event.player_id, event.round_id)
+    if round_ is None or round_.terminal or round_.bet is not event or round_.faults:
+        return []  # not this bet (the round's first one is), ended, or already reported
+    problem = pay_table_problem(event)
+    if problem is None:
+        return []
+    return [
+        Malfunction(**ctx.envelope(event.player_id, event.round_id), source=SOURCE, reason=problem)
+    ]
+
+
 def _on_malfunction(state: SettlementState, event: Malfunction, ctx: Context) -> list[Message]:
     round_ = state.round(event.player_id, event.round_id)
     if event.refuses_settled():
@@ -58,6 +82,13 @@ def _on_malfunction(state: SettlementState, event: Malfunction, ctx: Context) ->
     return [_voided(round_, Fault(event.event_id, event.source, event.reason), ctx)]
 
 
+def _tables(round_: RoundState) -> PayTable:
+    assert round_.bet is not None
+    tables = pay_table(round_.bet.pay_table)
+    assert tables is not None, "round_problem guarantees a pay table settlement has"
+    return tables
+
+
 def _outcome(round_: RoundState) -> RoundOutcome:
     bet, dealt, decision = round_.bet, round_.dealt, round_.decision
     assert bet and dealt and decision, "round_problem guarantees a bet, a deal and a decision"
@@ -69,6 +100,7 @@ def _outcome(round_: RoundState) -> RoundOutcome:
         ante=bet.ante,
         aa_bonus=bet.aa_bonus,
         decision="call" if isinstance(decision, Called) else "fold",
+        tables=_tables(round_),
     )
 
 
@@ -76,6 +108,7 @@ def _settled(round_: RoundState, outcome: RoundOutcome, ctx: Context) -> Settled
     bet = round_.bet
     assert bet is not None
     called = isinstance(round_.decision, Called)
+    tables = _tables(round_)
     return Settled(
         **ctx.envelope(round_.player_id, round_.round_id),
         currency=bet.currency,
@@ -83,8 +116,8 @@ def _settled(round_: RoundState, outcome: RoundOutcome, ctx: Context) -> Settled
         decision="call" if called else "fold",
         ante=bet.ante,
         aa_bonus=bet.aa_bonus,
-        call=STANDARD.call_multiple * bet.ante if called else 0,
-        pay_table=STANDARD.version,
+        call=tables.call_multiple * bet.ante if called else 0,
+        pay_table=tables.version,
         **outcome.to_wire(),
     )
 

@@ -29,10 +29,9 @@ from holdem.core.contracts import (
     TableTerms,
 )
 from holdem.core.decider import Context
-from holdem.core.rules import STANDARD
+from holdem.core.rules import PAY_TABLES
 from holdem.core.table_book import Table, TableBook
 
-PAY_TABLES = frozenset({STANDARD.version})  # the pay-table versions settlement can apply
 _ENVELOPE = {"event_id", "occurred_at", "causation_id", "correlation_id", "command_id"}
 
 

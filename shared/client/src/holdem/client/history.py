@@ -39,7 +39,7 @@ def _connection(env_file: str | None) -> KafkaConnection:
 
 async def _history(args: argparse.Namespace, out: TextIO) -> None:
     async with QueryClient(_connection(args.env_file), within_s=args.within) as client:
-        reply = await client.history(args.player, limit=args.n)
+        reply = await client.history(args.player, limit=args.n, table_id=args.table)
     if not reply.rounds:
         print(f"{args.player}: no finished real-money round", file=out)
     print("\n\n".join(render(view, args.lang) for view in reply.rounds), file=out)
@@ -71,17 +71,19 @@ def run_cli(
 
 
 def history_main(argv: list[str] | None = None) -> int:
-    """``holdem history PLAYER [--lang xx] [-n N]``"""
+    """``holdem history PLAYER [--lang xx] [-n N] [--table TABLE]``"""
     parser = _parser("holdem history")
     parser.add_argument("player", help="the player's id")
     parser.add_argument(
         "-n",
         type=int,
-        default=HISTORY_DEFAULT,
-        help=f"rounds, newest first (at most {HISTORY_KEPT})",
+        default=None,
+        help=f"rounds, newest first (default and most: the table's history length, "
+        f"{HISTORY_DEFAULT} unless the table says otherwise; at most {HISTORY_KEPT})",
     )
+    parser.add_argument("--table", default=None, help="only the rounds at this table")
     args = parser.parse_args(argv)
-    if not 1 <= args.n <= HISTORY_KEPT:
+    if args.n is not None and not 1 <= args.n <= HISTORY_KEPT:
         parser.error(f"-n must be 1..{HISTORY_KEPT}")
     return run_cli(_history, args, "holdem history")
 

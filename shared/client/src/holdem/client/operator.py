@@ -20,6 +20,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import (
     ChangeTable,
@@ -101,8 +102,16 @@ class Operator:
     ``connection`` defaults to ``KafkaConnection.from_env()`` (the ``HOLDEM_KAFKA_*`` variables),
     ``topics`` to ``topics_from_env()``; ``partitions`` is read from the broker when not given.
 
+    Every command carries the ``operator`` header (ADR 021): ``operator_id``, by default the
+    tenant the topics' prefix names (``default`` without one), and the ``brand`` header when a
+    brand is given (here for every command, or per ``send``). A round's records carry the brand
+    of the bet that started it.
+
     >>> Operator(KafkaConnection("127.0.0.1:9092")).topics.commands
     'holdem.commands'
+    >>> client = Operator(KafkaConnection("h:9092"), Topics().with_prefix("acme"), brand="acme-eu")
+    >>> client.stamp().headers()
+    [('operator', b'acme'), ('brand', b'acme-eu')]
     """
 
     def __init__(
@@ -110,10 +119,15 @@ class Operator:
         connection: KafkaConnection | None = None,
         topics: Topics | None = None,
         partitions: int | None = None,
+        *,
+        operator_id: str | None = None,
+        brand: str | None = None,
     ) -> None:
         self.connection = connection or KafkaConnection.from_env()
         self.topics = topics or topics_from_env()
         self.partitions = partitions
+        self.operator_id = operator_id or operator_of_prefix(self.topics.prefix)
+        self.brand = brand
         self._roles = {
             self.topics.rounds: "rounds",
             self.topics.wallet: "wallet",
@@ -180,12 +194,20 @@ class Operator:
     def forget(self, key: str) -> None:
         self._watches.pop(key, None)
 
-    async def send(self, command: Command) -> None:
+    def stamp(self, brand: str | None = None) -> Stamp:
+        """The operator and brand headers of what this client sends (``brand``: this one's)."""
+        return Stamp(self.operator_id, brand or self.brand)
+
+    async def send(self, command: Command, *, brand: str | None = None) -> None:
         """Publish one command on the commands topic keyed by its player_id (murmur2, see
-        ``holdem.client.commands``), acknowledged by all in-sync replicas."""
+        ``holdem.client.commands``), acknowledged by all in-sync replicas, with the operator
+        header and the brand header (``brand``, else the client's, if any)."""
         assert self._producer is not None, "start() the operator first"
         await self._producer.send_and_wait(
-            self.topics.commands, value=dump(command), key=command.player_id.encode()
+            self.topics.commands,
+            value=dump(command),
+            key=command.player_id.encode(),
+            headers=self.stamp(brand).headers(),
         )
 
     async def create_table(
@@ -234,7 +256,10 @@ class Operator:
         watch = self.watch(f"command:{cmd.command_id}")
         try:
             await self._producer.send_and_wait(
-                self.topics.admin, value=dump(cmd), key=table_id.encode()
+                self.topics.admin,
+                value=dump(cmd),
+                key=table_id.encode(),
+                headers=self.stamp().headers(),
             )
             answer: Any = await watch.until(TableEvent, TableRejected, within_s=60.0)
         finally:

@@ -17,6 +17,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.client.operator import FETCH_WAIT_MS, StalledError, stop_all
 from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import (
@@ -35,7 +36,7 @@ from holdem.core.contracts import (
     dump,
     parse,
 )
-from holdem.core.contracts.queries import HISTORY_DEFAULT, Language, Query, Reply
+from holdem.core.contracts.queries import Language, Query, Reply
 
 R = TypeVar("R", bound=Reply)
 ANSWER_WITHIN_S = 10.0
@@ -63,9 +64,14 @@ class QueryClient:
         topics: Topics | None = None,
         requester_id: str | None = None,
         within_s: float = ANSWER_WITHIN_S,
+        *,
+        operator_id: str | None = None,
+        brand: str | None = None,
     ) -> None:
         self.connection = connection or KafkaConnection.from_env()
         self.topics = topics or topics_from_env()
+        # The operator and brand headers of every query (ADR 021), as the Operator's commands.
+        self.stamp = Stamp(operator_id or operator_of_prefix(self.topics.prefix), brand)
         self.requester_id = requester_id or f"requester-{new_id()[:12]}"
         self.within_s = within_s  # how long a query waits for its reply
         self._producer: AIOKafkaProducer | None = None
@@ -128,7 +134,10 @@ class QueryClient:
         answer = self._waiting[query.correlation_id] = asyncio.get_running_loop().create_future()
         try:
             await self._producer.send_and_wait(
-                self.topics.queries, value=dump(query), key=query.player_id.encode()
+                self.topics.queries,
+                value=dump(query),
+                key=query.player_id.encode(),
+                headers=self.stamp.headers(),
             )
             return await asyncio.wait_for(answer, within_s)
         except TimeoutError:
@@ -151,9 +160,16 @@ class QueryClient:
         return await self._expect(BalanceQuery(**self._envelope(player_id)), BalanceReply)
 
     async def history(
-        self, player_id: str, limit: int = HISTORY_DEFAULT, mode: Mode = Mode.REAL
+        self,
+        player_id: str,
+        limit: int | None = None,
+        mode: Mode = Mode.REAL,
+        table_id: str | None = None,
     ) -> HistoryReply:
-        query = HistoryQuery(**self._envelope(player_id), limit=limit, mode=mode)
+        """The player's last N rounds (``table_id``'s only, if named), N the table's history
+        length; ``limit`` asks for fewer. The reply's ``limit`` is the one applied."""
+        fields = {"limit": limit, "mode": mode, "table_id": table_id}
+        query = HistoryQuery(**self._envelope(player_id), **fields)
         return await self._expect(query, HistoryReply)
 
     async def summary(

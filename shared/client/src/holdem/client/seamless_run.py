@@ -15,6 +15,7 @@ import logging
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import ContractError, dump, parse
@@ -81,7 +82,10 @@ async def _line(
         await asyncio.sleep(step_s)
         for reply in operator.step():
             key = reply.player_id.encode()
-            await producer.send_and_wait(topics.seamless_replies, dump(reply), key=key)
+            headers = Stamp(operator_of_prefix(topics.prefix)).headers()  # ADR 021
+            await producer.send_and_wait(
+                topics.seamless_replies, dump(reply), key=key, headers=headers
+            )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -118,6 +118,20 @@ BONUS_TIERS: Final[tuple[BonusTier, ...]] = (
 )
 
 STANDARD: Final = PayTable("standard-1", ANTE_PAYS, BONUS_TIERS)
+# Every pay table the game has, by version: a table's terms may name only these (the wallet
+# refuses another at CreateTable), and settlement pays a round by the one its bet pinned.
+PAY_TABLES: Final[Mapping[str, PayTable]] = MappingProxyType({STANDARD.version: STANDARD})
+
+
+def pay_table(version: str | None) -> PayTable | None:
+    """The pay table a round's bet pinned (``None``: a bet from before tables pinned one, paid
+    by the standard tables, the only ones there were); ``None`` for a version the game lacks.
+
+    >>> pay_table(None) is pay_table("standard-1") is STANDARD, pay_table("standard-9")
+    (True, None)
+    """
+    return STANDARD if version is None else PAY_TABLES.get(version)
+
 
 # The sheets' "Results" table: (result, ante, call) for each situation after the decision.
 RESULTS: Final[Mapping[Situation, tuple[Result, Payout, Payout]]] = MappingProxyType(

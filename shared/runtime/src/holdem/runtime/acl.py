@@ -39,8 +39,9 @@ SERVICES: dict[str, Access] = {
         ("rounds", "wallet", "tables"),
     ),
     "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
-    # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters).
-    "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet"), ("replies",)),
+    # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters);
+    # reads the table book for each table's history length (ADR 016).
+    "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet", "tables"), ("replies",)),
 }
 # A seamless-mode wallet (ADR 015) also reads the operator's replies (an input); its requests
 # are on its own topic, which the operator reads already. The operator writes the replies.

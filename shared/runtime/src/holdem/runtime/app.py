@@ -84,6 +84,7 @@ def build_app(
         outbox,
         Metrics(registry),
         partitions=None if in_memory else settings.partitions,
+        operator=settings.operator,
     )
     if in_memory:
         _subscribe_in_memory(broker, processor, spec, topics)
@@ -129,7 +130,12 @@ def _subscribe_in_memory(
         kind = (message.headers or {}).get(TYPE_HEADER)
         if processor.wants(record.topic, kind.encode() if isinstance(kind, str) else None):
             await processor.handle(
-                record.topic, record.partition, record.offset, message.body, record.key
+                record.topic,
+                record.partition,
+                record.offset,
+                message.body,
+                record.key,
+                message.headers,
             )
 
 
@@ -164,8 +170,9 @@ def _add_lifecycle(
 
     @app.after_startup
     async def start_loops() -> None:
-        # Every log line of the loop's tasks (created below, in this context) names the tenant.
-        structlog.contextvars.bind_contextvars(tenant=settings.tenant)
+        # Every log line of the loop's tasks (created below, in this context) names the tenant,
+        # which is the operator the deployment serves (ADR 021).
+        structlog.contextvars.bind_contextvars(tenant=settings.tenant, operator=settings.operator)
         await loop.start()
         tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
         tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))

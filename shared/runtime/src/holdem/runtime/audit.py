@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
@@ -34,6 +35,9 @@ from holdem.runtime.processor import ROLES
 from holdem.runtime.topics import Topics
 
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
+# Written by someone else than the services (the operator's clients, the admin, the operator's
+# wallet): their operator header is optional (ADR 021), every other record's is not.
+WRITTEN_OUTSIDE = ("commands", "queries", "admin", "seamless_replies")
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 # The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
 Unseal = Callable[[DeckSealed], Sequence[str]]
@@ -50,14 +54,23 @@ class Record:
     raw: bytes
     timestamp: int = 0  # Kafka's record timestamp, ms: orders records across topics
     message: Any = None
+    headers: tuple[tuple[str, bytes], ...] = ()
 
     @classmethod
-    def of(cls, role: str, partition: int, offset: int, raw: bytes, timestamp: int = 0) -> Record:
+    def of(
+        cls,
+        role: str,
+        partition: int,
+        offset: int,
+        raw: bytes,
+        timestamp: int = 0,
+        headers: Iterable[tuple[str, bytes]] = (),
+    ) -> Record:
         try:
             message = parse(role, raw)
         except ContractError:
             message = None
-        return cls(role, partition, offset, raw, timestamp, message)
+        return cls(role, partition, offset, raw, timestamp, message, tuple(headers))
 
 
 async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
@@ -73,7 +86,8 @@ async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Rec
                 continue
             raise
         for r in found:
-            records.append(Record.of(role, r.partition, r.offset, r.value or b"", r.timestamp))
+            raw = r.value or b""
+            records.append(Record.of(role, r.partition, r.offset, raw, r.timestamp, r.headers))
     return records
 
 
@@ -91,12 +105,17 @@ class AuditReport:
         return not self.violations
 
 
-def check(records: Iterable[Record], *, require_ended: bool = True) -> AuditReport:
-    """The audit of a run's records, with the counts a summary prints beside the verdict."""
+def check(
+    records: Iterable[Record], *, require_ended: bool = True, operator: str | None = None
+) -> AuditReport:
+    """The audit of a run's records, with the counts a summary prints beside the verdict;
+    ``operator``: also check that every record the services wrote carries that operator."""
     records = list(records)
     rounds = rounds_of(records)
     placed = [log for log in rounds.values() if log.bets]
     found = violations(records, require_ended=require_ended)
+    if operator is not None:
+        found += operator_violations(records, operator)
     return AuditReport(len(records), len(placed), sum(1 for log in placed if log.ends), found)
 
 
@@ -104,8 +123,25 @@ async def audit_run(
     bootstrap: KafkaConnection | str, topics: Topics, *, require_ended: bool = True
 ) -> AuditReport:
     """Read every committed record of the run's topics (the vault too: run it as ``admin``)
-    and check the invariants on them."""
-    return check(await read_run(bootstrap, topics), require_ended=require_ended)
+    and check the invariants on them, the operator header of the topics' tenant included."""
+    operator = operator_of_prefix(topics.prefix)
+    return check(await read_run(bootstrap, topics), require_ended=require_ended, operator=operator)
+
+
+def operator_violations(records: Iterable[Record], operator: str) -> list[str]:
+    """Every record a service wrote (any topic but those written from outside) that does not
+    carry ``operator`` as its operator header, or carries a brand that is not an id (ADR 021)."""
+    found = []
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        stamp = Stamp.of(record.headers)
+        where = f"{record.role}[{record.partition}]@{record.offset}"
+        if record.role in WRITTEN_OUTSIDE:
+            continue  # an outsider's header is checked by the service that reads it
+        if stamp.operator != operator:
+            found.append(f"{where}: operator header {stamp.operator!r}, not {operator!r}")
+        elif stamp.problem() is not None:
+            found.append(f"{where}: {stamp.problem()}")
+    return found
 
 
 @dataclass

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holdem.client import Operator
+from holdem.client.headers import operator_of_prefix
 from holdem.core.rules import Decision
 from holdem.core.strategy import STRATEGIES, Decide
 from holdem.runtime.audit import check, read_run
@@ -301,7 +302,7 @@ async def run_phase(
         progress.cancel()
         records = await read_run(kafka["admin"], topics)
     figures.seconds = time.monotonic() - started
-    report = check(records)
+    report = check(records, operator=operator_of_prefix(topics.prefix))
     ownership = check_ownership(records)
     figures.records, figures.decided = report.records, ownership.decided
     figures.violations = [*report.violations, *ownership.violations]

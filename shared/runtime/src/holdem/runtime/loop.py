@@ -228,6 +228,7 @@ class ServiceLoop:
                 self.processor.metrics.snapshot_failures.labels(name).inc()
                 continue
             self.processor.on_partition(partition).state = state
+            self.processor.restore_brands(partition, snapshot.brands)
             starts.update(snapshot.starts())
         return starts, sorted({tp.partition for tp in starts})
 
@@ -262,7 +263,8 @@ class ServiceLoop:
                 else:
                     offsets[topic] = stable[tp]
             state = codec.dump(processor.on_partition(partition).state)
-            snapshot = Snapshot(processor.spec.name, partition, offsets, state)
+            brands = processor.brands_of(partition)
+            snapshot = Snapshot(processor.spec.name, partition, offsets, state, brands)
             records += [
                 (self.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
             ]
@@ -326,7 +328,12 @@ class ServiceLoop:
                         tp.topic, type_header(record.headers)
                     ):
                         await processor.process(
-                            tp.topic, tp.partition, record.offset, record.value, record.key
+                            tp.topic,
+                            tp.partition,
+                            record.offset,
+                            record.value,
+                            record.key,
+                            record.headers,
                         )
                 offsets[tp] = records[-1].offset + 1
             await self._snapshot_if_due(offsets)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import structlog
 from aiokafka import AIOKafkaProducer, TopicPartition
@@ -17,8 +17,28 @@ from holdem.runtime.fenced_offsets import FENCED, Member, install, remember
 
 log = structlog.get_logger(__name__)
 
-Record = tuple[str, str, bytes, str]  # topic, key (player_id), value (JSON), message type
 TYPE_HEADER = "type"  # every record we publish names its message type, so readers skip unparsed
+
+
+class Record(NamedTuple):
+    """One record to publish: its topic, key (player_id or table_id), value (JSON), message
+    type (the ``type`` header) and further headers (``operator``, ``brand``: ADR 021)."""
+
+    topic: str
+    key: str
+    value: bytes
+    kind: str
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+    def header_list(self) -> list[tuple[str, bytes]]:
+        """Every header of the record, aiokafka's form: the type first."""
+        return [(TYPE_HEADER, self.kind.encode()), *self.headers]
+
+    def header_map(self) -> dict[str, str]:
+        """The same headers in faststream's form (in-memory brokers)."""
+        return {name: value.decode() for name, value in self.header_list()}
+
+
 Offsets = dict[TopicPartition, int]  # the next offset to read, per input partition
 
 
@@ -119,9 +139,13 @@ class TransactionalOutbox:
         for attempt in range(self._retries + 1):
             try:
                 async with producer.transaction():
-                    for topic, key, value, kind in records:
-                        headers = [(TYPE_HEADER, kind.encode())]
-                        await producer.send(topic, value=value, key=key.encode(), headers=headers)
+                    for record in records:
+                        await producer.send(
+                            record.topic,
+                            value=record.value,
+                            key=record.key.encode(),
+                            headers=record.header_list(),
+                        )
                     for name, partition, part_key, snapshot in snapshots:
                         await producer.send(name, value=snapshot, key=part_key, partition=partition)
                     if offsets and group_id is not None:
@@ -167,8 +191,9 @@ class BrokerOutbox:
         self._flushing = True
         try:
             while self._queue:
-                topic, key, value, kind = self._queue.popleft()
-                headers = {TYPE_HEADER: kind}
-                await self._broker.publish(value, topic, key=key.encode(), headers=headers)
+                record = self._queue.popleft()
+                await self._broker.publish(
+                    record.value, record.topic, key=record.key.encode(), headers=record.header_map()
+                )
         finally:
             self._flushing = False

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import structlog
+from structlog.contextvars import bound_contextvars
 
 from holdem.client.commands import partition_for_key
+from holdem.client.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.contracts import (
     ADMIN_TYPES,
     COMMAND_TYPES,
@@ -57,6 +61,12 @@ ROLES = (
 DECIDE_ATTEMPTS = 3
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
 _ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # the contracts' Id, checked before building one
+# A round's brand (ADR 021) is the brand its start carries: the wallet's BetPlaced (or, in seamless
+# mode, its DebitRequested), stamped from the PlaceBet's header. It is kept per partition until
+# the round ends, so every later record of the round carries it, timer-made ones included.
+BRAND_STARTS = frozenset({"round.bet_placed", "seamless.debit_requested"})
+ROUND_ENDS = frozenset({"round.settled", "round.voided"})
+MAX_BRANDS = 4096  # open rounds with a brand remembered per partition (oldest dropped beyond)
 
 
 class Origin(NamedTuple):
@@ -123,11 +133,17 @@ class Processor(Generic[S]):
     # Partition count of every topic, for the wrong_partition check; None turns the check off
     # (faststream's in-memory broker puts every record on partition 0).
     partitions: int | None = None
+    # The operator this deployment serves (ADR 021): the ``operator`` header of every record it
+    # publishes; an input whose header names another is refused (wrong_operator).
+    operator: str = DEFAULT_OPERATOR
     # One state per partition: a player's records all share one partition number
     # (co-partitioning), so each partition is folded, decided and snapshotted on its own.
     states: dict[int, S] = field(init=False, default_factory=dict)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
+    # Per partition: "player_id/round_id" -> brand of each open round that has one.
+    brands: dict[int, OrderedDict[str, str]] = field(init=False, default_factory=dict)
     _current: int = field(init=False, default=0)
+    _stamp: Stamp = field(init=False, default_factory=Stamp)  # the input being handled's
 
     def __post_init__(self) -> None:
         self._role_of = {getattr(self.topics, role): role for role in ROLES}
@@ -162,12 +178,29 @@ class Processor(Generic[S]):
         """Forget the state of ``partitions`` (default: all)."""
         for partition in list(self.states) if partitions is None else partitions:
             self.states.pop(partition, None)
+            self.brands.pop(partition, None)
+
+    def brands_of(self, partition: int) -> dict[str, str]:
+        """The brands of ``partition``'s open rounds (what its snapshot keeps)."""
+        return dict(self.brands.get(partition, {}))
+
+    def restore_brands(self, partition: int, brands: Mapping[str, str]) -> None:
+        """Brands loaded from ``partition``'s snapshot (its replay adds those after it)."""
+        self.brands[partition] = OrderedDict(list(brands.items())[-MAX_BRANDS:])
 
     def fold(
-        self, topic: str, raw: bytes, key: bytes | None = None, partition: int | None = None
+        self,
+        topic: str,
+        raw: bytes,
+        key: bytes | None = None,
+        partition: int | None = None,
+        headers: Headers = None,
     ) -> None:
-        """Replay path: fold one committed record; what does not parse, or is not what its key
-        and partition say, was never acted on."""
+        """Replay path: fold one committed record; what does not parse, or is not what its key,
+        partition and headers say, was never acted on."""
+        stamp = Stamp.of(headers)
+        if self._header_refusal(stamp) is not None:
+            return
         try:
             message = parse(self._role_of[topic], raw)
         except ContractError:
@@ -178,42 +211,56 @@ class Processor(Generic[S]):
             self._fold_book(message)
             return
         self.on_partition(partition or 0)
+        self._follow_brand(message, stamp.brand)
         self.state = self.spec.evolve(self.state, message)
 
-    def fold_book(self, topic: str, raw: bytes, key: bytes | None, partition: int) -> None:
+    def fold_book(
+        self, topic: str, raw: bytes, key: bytes | None, partition: int, headers: Headers = None
+    ) -> None:
         """Fold one committed record of a book role (replay and tail): never a partition's
         state, whatever partition the record is on."""
         if self._role_of.get(topic) in self.spec.book_roles:
-            self.fold(topic, raw, key, partition)
+            self.fold(topic, raw, key, partition, headers)
 
     def _fold_book(self, message: Envelope) -> None:
         if self.spec.fold_book is not None:
             self.spec.fold_book(message)
 
-    async def handle(
-        self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
-    ) -> None:
-        """Handle one record on its own and publish what it decided (the in-memory path)."""
+    async def handle(self, *record: Any, **fields: Any) -> None:
+        """Handle one record on its own (``process``'s arguments) and publish what it decided
+        (the in-memory path)."""
         async with self.lock:
-            await self.process(topic, partition, offset, raw, key)
+            await self.process(*record, **fields)
         await self.outbox.flush()
 
     async def process(
-        self, topic: str, partition: int, offset: int, raw: bytes, key: bytes | None = None
+        self,
+        topic: str,
+        partition: int,
+        offset: int,
+        raw: bytes,
+        key: bytes | None = None,
+        headers: Headers = None,
     ) -> None:
         """Handle one record of a batch: the caller holds ``lock`` and commits the outbox.
         Never raises for anything the record did; ``FatalError`` when the service cannot
         publish (the caller must end the process)."""
         origin = Origin(topic, partition, offset, raw, key)
         self.on_partition(partition)
+        self._stamp = stamp = Stamp.of(headers)
+        # The log lines written while handling a branded record name its brand (ADR 021).
+        branded = stamp.brand is not None and stamp.problem() is None
         try:
-            await self._handle(origin)
+            with bound_contextvars(brand=stamp.brand) if branded else contextlib.nullcontext():
+                await self._handle(origin)
         except FatalError:
             raise
         except Exception as error:  # whatever broke, the record is dead-lettered, not retried
             log.exception("record failed", topic=topic, partition=partition, offset=offset)
             detail = f"{type(error).__name__}: {error}"
             await self._reject(origin, Reason.PROCESSING_FAILED, detail)
+        finally:
+            self._stamp = Stamp()
 
     def wants(self, topic: str, kind: bytes | None) -> bool:
         """Whether a record is worth parsing: its ``type`` header (when it has one) names a
@@ -223,6 +270,12 @@ class Processor(Generic[S]):
 
     async def _handle(self, origin: Origin) -> None:
         role = self._role_of[origin.topic]
+        header = self._header_refusal(self._stamp)
+        if header is not None:  # another operator's record, or headers we cannot trust
+            self._stamp = Stamp()  # nothing of them is passed on, not even to the refusal
+            if self._reports(role, origin.raw):
+                await self._reject(origin, *header)
+            return
         try:
             message = parse(role, origin.raw)
         except ContractError as error:
@@ -234,9 +287,54 @@ class Processor(Generic[S]):
             if self._reports(role, origin.raw):
                 await self._reject(origin, *refusal)
             return
+        self._follow_brand(message, self._stamp.brand)
         if role in self.spec.state_roles:
             self.state = self.spec.evolve(self.state, message)
         await self._decide_and_publish(message, origin)
+
+    def _header_refusal(self, stamp: Stamp) -> tuple[RecordReason, str] | None:
+        """Why a record's headers refuse it (ADR 021): unreadable, or another operator's. A
+        record without an operator header is accepted (clients from before the headers)."""
+        problem = stamp.problem()
+        if problem is not None:
+            return RecordReason.BAD_HEADER, problem
+        if stamp.operator is not None and stamp.operator != self.operator:
+            return (
+                RecordReason.WRONG_OPERATOR,
+                f"operator header {stamp.operator[:80]!r}, but this deployment serves "
+                f"{self.operator!r}",
+            )
+        return None
+
+    def _brands(self) -> OrderedDict[str, str]:
+        found = self.brands.get(self._current)
+        if found is None:
+            found = self.brands[self._current] = OrderedDict()
+        return found
+
+    def _follow_brand(self, message: Envelope, brand: str | None) -> None:
+        """Remember the brand of a round that starts (its first brand stays), forget it when
+        the round ends."""
+        kind = getattr(message, "type", "")
+        if not isinstance(message, Message) or message.round_id is None:
+            return
+        name = f"{message.player_id}/{message.round_id}"
+        brands = self._brands()
+        if kind in ROUND_ENDS:
+            brands.pop(name, None)
+        elif kind in BRAND_STARTS and brand is not None and name not in brands:
+            brands[name] = brand
+            while len(brands) > MAX_BRANDS:
+                brands.popitem(last=False)
+
+    def _brand_of(self, event: Envelope) -> str | None:
+        """The brand to stamp on ``event``: its round's, else the input's (a reply, a refusal,
+        a deposit made with a brand header)."""
+        if isinstance(event, Message) and event.round_id is not None:
+            found = self._brands().get(f"{event.player_id}/{event.round_id}")
+            if found is not None:
+                return found
+        return self._stamp.brand
 
     def _refusal(
         self, message: Envelope, key: bytes | None, partition: int
@@ -263,6 +361,7 @@ class Processor(Generic[S]):
             return
         async with self.lock:
             now = self.clock()
+            self._stamp = Stamp()  # no input: a round's records carry its remembered brand
             for partition in sorted(self.states):
                 self.on_partition(partition)
                 cause = f"tick:{self.spec.name}:{partition}:{now.isoformat()}"
@@ -298,22 +397,26 @@ class Processor(Generic[S]):
             self.metrics.open_rounds.labels(self.spec.name).set(count)
 
     async def _publish(self, events: Sequence[Envelope]) -> None:
-        records: list[Record] = [
-            (self.topic_of(e.TOPIC), e.key, dump(e), e.type)  # type: ignore[attr-defined]
-            for e in events
-        ]
+        records: list[Record] = []
+        for event in events:
+            brand = self._brand_of(event)
+            self._follow_brand(event, brand)
+            stamp = tuple(Stamp(self.operator, brand).headers())
+            kind: str = event.type  # type: ignore[attr-defined]
+            records.append(Record(self.topic_of(event.TOPIC), event.key, dump(event), kind, stamp))
+            log.debug(
+                "published",
+                event_type=kind,
+                round_id=getattr(event, "round_id", None),
+                key=event.key,
+                brand=brand,
+            )
         await self.outbox.send(records)
         for event in events:
             if event.TOPIC in self.spec.book_roles:
                 self._fold_book(event)
             elif event.TOPIC in self.spec.state_roles:
                 self.state = self.spec.evolve(self.state, event)
-            log.debug(
-                "published",
-                event_type=event.type,  # type: ignore[attr-defined]
-                round_id=getattr(event, "round_id", None),
-                key=event.key,
-            )
 
     async def _poison(self, message: Envelope, origin: Origin, error: Exception) -> None:
         ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{origin.seed}")

@@ -18,7 +18,8 @@ FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long ru
 YIELD_EVERY = 500
 
 
-Apply = Callable[[str, bytes, bytes | None, int], None]
+# (topic, value, key, partition, headers)
+Apply = Callable[[str, bytes, bytes | None, int, Sequence[tuple[str, bytes]]], None]
 Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
 
 
@@ -33,12 +34,12 @@ async def replay(
     wanted: Wanted | None = None,
 ) -> int:
     """Feed every committed record of ``topics`` × ``partitions`` to
-    ``apply(topic, value, key, partition)``, from ``starts`` (a snapshot's offsets; default: the
-    beginning) to the end offsets taken when the replay starts; each partition number's topics
-    merged in the order their records were written (``Merge``). A record whose type header
-    ``wanted`` refuses is skipped unparsed. Returns the number of records read (applied or
-    skipped). ``TimeoutError`` once ``timeout_s`` pass without the replay getting any further:
-    a long log is read to its end, a stalled read is not waited for."""
+    ``apply(topic, value, key, partition, headers)``, from ``starts`` (a snapshot's offsets;
+    default: the beginning) to the end offsets taken when the replay starts; each partition
+    number's topics merged in the order their records were written (``Merge``). A record
+    whose type header ``wanted`` refuses is skipped unparsed. Returns the number of records
+    read (applied or skipped). ``TimeoutError`` once ``timeout_s`` pass without the replay
+    getting any further: a long log is read to its end, a stalled read is not waited for."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -139,7 +140,7 @@ class Merge:
                     continue
                 self.read += 1
                 if self.wanted is None or self.wanted(tp.topic, type_header(record.headers)):
-                    self._apply(tp.topic, record.value, record.key, tp.partition)
+                    self._apply(tp.topic, record.value, record.key, tp.partition, record.headers)
         return done
 
 

@@ -6,6 +6,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from holdem.client.connection import KafkaConnection
+from holdem.client.headers import operator_of_prefix
 from holdem.runtime.topics import Topics
 
 
@@ -66,7 +67,13 @@ class RuntimeSettings(BaseSettings):
     @property
     def tenant(self) -> str:
         """The operator this deployment serves: its topic prefix (holdem.runtime.tenants)."""
-        return self.topic_prefix or "default"
+        return operator_of_prefix(self.topic_prefix)
+
+    @property
+    def operator(self) -> str:
+        """The ``operator`` header of every record this deployment publishes, and the one a
+        command must name if it names one (ADR 021): the tenant."""
+        return self.tenant
 
     @property
     def topics(self) -> Topics:

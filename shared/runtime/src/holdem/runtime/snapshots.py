@@ -18,7 +18,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -61,15 +61,21 @@ class Snapshot:
     partition: int
     offsets: dict[str, int]  # state topic -> the offset its replay starts from
     state: bytes
+    # The runtime's own memory beside the service's state: the brand of each open round (ADR
+    # 021), "player_id/round_id" -> brand. Optional in the body: a snapshot without it (written
+    # before ADR 021) loads with none, and an older reader ignores it (same format).
+    brands: dict[str, str] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
-        body = {
+        body: dict[str, Any] = {
             "format": FORMAT,
             "service": self.service,
             "partition": self.partition,
             "offsets": self.offsets,
             "state": self.state.decode(),
         }
+        if self.brands:
+            body["brands"] = self.brands
         return json.dumps(body, separators=(",", ":")).encode()
 
     @classmethod
@@ -77,7 +83,10 @@ class Snapshot:
         try:
             body = json.loads(raw)
             offsets = {str(t): int(o) for t, o in body["offsets"].items()}
-            snapshot = cls(body["service"], int(body["partition"]), offsets, body["state"].encode())
+            brands = {str(k): str(v) for k, v in body.get("brands", {}).items()}
+            snapshot = cls(
+                body["service"], int(body["partition"]), offsets, body["state"].encode(), brands
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise SnapshotFormatError(f"unreadable snapshot: {error!r}") from error
         if body.get("format") != FORMAT or (snapshot.service, snapshot.partition) != (

@@ -101,3 +101,6 @@ class RecordReason(StrEnum):
 
     KEY_MISMATCH = "key_mismatch"  # no key, or a key other than the body's player_id
     WRONG_PARTITION = "wrong_partition"  # not where Kafka's murmur2 partitioner puts its key
+    # v4 of rejected.message (ADR 021): the record's operator and brand headers
+    WRONG_OPERATOR = "wrong_operator"  # its operator header names another operator
+    BAD_HEADER = "bad_header"  # an operator or brand header that is not text, or not a brand id

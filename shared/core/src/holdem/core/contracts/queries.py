@@ -15,10 +15,15 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from holdem.core.contracts.base import Amount, Balance, CardText, Currency, Id, Message, Mode
+from holdem.core.contracts.tables import MAX_HISTORY
 
 Language = Literal["en", "bg", "ro", "ms", "nb"]  # the rule sheets' languages (holdem.core.terms)
-HISTORY_DEFAULT = 10  # rounds a History query returns when it names no limit
-HISTORY_KEPT = 100  # real-money rounds the query service keeps per player: the most N can be
+# A history shows the last N rounds, N the table's history_length (TableTerms, default 10);
+# HISTORY_DEFAULT for rounds at no table (a v1 PlaceBet's default table) or an unknown table.
+HISTORY_DEFAULT = 10
+HISTORY_KEPT = (
+    MAX_HISTORY  # real-money rounds the query service keeps per player: the most N can be
+)
 HISTORY_ASKED_MAX = 10_000  # a larger limit is not a query but bad input
 
 
@@ -43,12 +48,17 @@ class BalanceQuery(Query):
 
 
 class HistoryQuery(Query):
-    """The player's last ``limit`` finished real-money rounds (at most ``HISTORY_KEPT``)."""
+    """The player's last N finished real-money rounds, N the history length of the table
+    (ADR 016): of ``table_id``'s rounds when it is named, else of all his rounds with N of the
+    table of his latest one. ``limit`` asks for fewer (never more than N, nor than kept).
+
+    v2: ``limit`` optional (none: N), ``table_id`` added; a v1 query is read the same way."""
 
     type: Literal["query.history"] = "query.history"
-    version: Literal[1] = 1
-    limit: int = Field(default=HISTORY_DEFAULT, ge=1, le=HISTORY_ASKED_MAX)
+    version: Literal[1, 2] = 2
+    limit: int | None = Field(default=None, ge=1, le=HISTORY_ASKED_MAX)
     mode: Mode = Mode.REAL  # fun: refused, fun rounds are never kept
+    table_id: Id | None = None
 
 
 class RoundSummaryQuery(Query):

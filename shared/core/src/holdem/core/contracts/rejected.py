@@ -15,11 +15,12 @@ RAW_LIMIT = 65536  # bytes of a dead record kept exactly (base64); Kafka's defau
 class MessageRejected(Message):
     """v2: the record's key, its exact bytes (base64) and the record-level reasons
     (key_mismatch, wrong_partition) were added. v3: Reason gained the table, chip, rebet and
-    mode codes (ADR 018)."""
+    mode codes (ADR 018). v4: RecordReason gained ``wrong_operator`` and ``bad_header``, the
+    record's operator and brand headers (ADR 021)."""
 
     TOPIC: ClassVar[str] = "rejected"
     type: Literal["rejected.message"] = "rejected.message"
-    version: Literal[2, 3] = 3
+    version: Literal[2, 3, 4] = 4
     service: str
     reason: Reason | RecordReason
     detail: str = Field(max_length=2000)
