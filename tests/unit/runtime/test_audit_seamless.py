@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from support.seamless import Bridged, game
+from support.tables import table_event
 
-from holdem.core.contracts import BetPlaced
+from holdem.core.contracts import BetPlaced, TableOpened, dump
 from holdem.core.contracts.seamless import (
     DebitRejected,
     DebitRejection,
@@ -16,6 +17,7 @@ from holdem.core.contracts.seamless import (
     SeamlessCredited,
     SeamlessRolledBack,
 )
+from holdem.runtime.audit import Record, violations
 from holdem.runtime.audit_seamless import seamless_violations
 
 
@@ -105,3 +107,13 @@ def test_an_operator_answering_one_debit_both_ways_is_found() -> None:
     fields = debited.model_dump(exclude={"type"})
     refused = DebitRejected(**fields, reason=DebitRejection.OTHER)
     assert "both ways" in found(b.published, [*b.replies, refused])
+
+
+def test_the_run_audit_reads_a_seamless_log_with_the_tables_in_it() -> None:
+    # A seamless deployment's log has table records too: no player, no round, no bridge.
+    b = settled_run()
+    log = [table_event(TableOpened, 1), *b.published, *b.replies]
+    records = [Record.of(m.TOPIC, 0, n, dump(m)) for n, m in enumerate(log)]
+    assert [v for v in violations(records) if "table" in v or "debit" in v] == []
+    unended = [Record.of(m.TOPIC, 0, n, dump(m)) for n, m in enumerate(log[:2])]  # a debit only
+    assert any("the debit never ended" in v for v in violations(unended))

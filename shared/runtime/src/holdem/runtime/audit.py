@@ -20,6 +20,7 @@ from holdem.core.contracts import (
     DeckSealed,
     Folded,
     Malfunction,
+    Message,
     RoundVoided,
     Settled,
     parse,
@@ -208,8 +209,11 @@ def violations(
     found += money_violations(records, rounds, balances)
     if any(r.message is not None and r.message.type == "seamless.debit_requested" for r in records):
         ordered = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
-        published = [r.message for r in ordered if r.role != "seamless_replies" and r.message]
-        replies = [r.message for r in ordered if r.role == "seamless_replies" and r.message]
+        # A player's messages only: a table's records (a seamless deployment's tables) have no
+        # player or round, and no bridge.
+        players = [r for r in ordered if isinstance(r.message, Message)]
+        published = [r.message for r in players if r.role != "seamless_replies"]
+        replies = [r.message for r in players if r.role == "seamless_replies"]
         found += seamless_violations(published, replies, require_closed=require_ended)
     found += table_violations(records)
     found += session_violations(records)
