@@ -39,6 +39,7 @@ class Bridged:
     published: list[Message] = field(default_factory=list)
     replies: list[SeamlessReply] = field(default_factory=list)
     inputs: int = 0
+    decide: Any = DECIDE  # bind_seamless(...) over another table book
 
     def fund(self, player_id: str, amount: int = START) -> None:
         self.operator.wallet.balances[(player_id, "EUR")] = amount
@@ -49,7 +50,7 @@ class Bridged:
         if fold:
             evolve_seamless(self.state, message)
         ctx = Context(self.now, message.event_id, seed=f"input/{self.inputs}")
-        return self._publish(DECIDE(self.state, message, ctx))
+        return self._publish(self.decide(self.state, message, ctx))
 
     def tick(self, seconds: float = 1.0) -> list[Message]:
         self.now += timedelta(seconds=seconds)

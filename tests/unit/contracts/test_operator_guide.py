@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from holdem.core.contracts import ADMIN_TYPES, ALL_MODELS, COMMAND_TYPES, Reason, parse
+from holdem.core.contracts import (
+    ADMIN_TYPES,
+    ALL_MODELS,
+    COMMAND_TYPES,
+    OperatorRefusal,
+    Reason,
+    parse,
+)
 
 GUIDE = Path(__file__).resolve().parents[3] / "docs" / "operator-guide.md"
 
@@ -31,4 +38,5 @@ def test_every_event_type_and_every_rejection_reason_is_named() -> None:
     types = {model.model_fields["type"].default for model in ALL_MODELS}
     commands = COMMAND_TYPES | ADMIN_TYPES
     assert {t for t in types if f"`{t}`" not in text and t not in commands} == set()
-    assert {reason.value for reason in Reason if f"`{reason.value}`" not in text} == set()
+    reasons = [*Reason, *OperatorRefusal]
+    assert {reason.value for reason in reasons if f"`{reason.value}`" not in text} == set()

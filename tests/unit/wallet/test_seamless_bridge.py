@@ -13,7 +13,7 @@ from support.seamless import START, Bridged, game
 from support.wallet import deposit, place_bet, withdraw
 
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
-from holdem.core.contracts import BetRejected, Reason, WalletRejected
+from holdem.core.contracts import BetRejected, OperatorRefusal, Reason, WalletRejected
 from holdem.core.contracts.seamless import (
     Credited,
     CreditRequested,
@@ -28,6 +28,7 @@ from holdem.core.contracts.seamless import (
     SeamlessRolledBack,
 )
 from holdem.wallet import seamless_state
+from holdem.wallet.seamless import REJECTION_REASONS, WALLET_REASONS
 from holdem.wallet.seamless_state import OUTSTANDING_MAX, tx_id
 from holdem.wallet.snapshot import SnapshotError, dump_state, load_state
 
@@ -91,16 +92,17 @@ def test_a_voided_round_is_rolled_back_in_full() -> None:
 
 
 @pytest.mark.parametrize(
-    ("rejection", "reason"),
+    ("rejection", "reason", "folded"),
     [
-        (DebitRejection.INSUFFICIENT_FUNDS, Reason.INSUFFICIENT_FUNDS),
-        (DebitRejection.LIMIT_EXCEEDED, Reason.INSUFFICIENT_FUNDS),
-        (DebitRejection.SESSION_EXPIRED, Reason.INVALID),
-        (DebitRejection.PLAYER_BLOCKED, Reason.INVALID),
+        (DebitRejection.INSUFFICIENT_FUNDS, Reason.INSUFFICIENT_FUNDS, Reason.INSUFFICIENT_FUNDS),
+        (DebitRejection.LIMIT_EXCEEDED, OperatorRefusal.LIMIT_EXCEEDED, Reason.INSUFFICIENT_FUNDS),
+        (DebitRejection.SESSION_EXPIRED, OperatorRefusal.SESSION_EXPIRED, Reason.INVALID),
+        (DebitRejection.PLAYER_BLOCKED, OperatorRefusal.PLAYER_BLOCKED, Reason.INVALID),
+        (DebitRejection.OTHER, OperatorRefusal.OPERATOR_REJECTED, Reason.INVALID),
     ],
 )
-def test_a_refused_debit_refuses_the_bet_with_a_mapped_reason(
-    rejection: DebitRejection, reason: Reason
+def test_a_refused_debit_refuses_the_bet_with_the_operators_reason(
+    rejection: DebitRejection, reason: Reason | OperatorRefusal, folded: Reason
 ) -> None:
     b = Bridged()
     b.bet("r1")
@@ -108,9 +110,44 @@ def test_a_refused_debit_refuses_the_bet_with_a_mapped_reason(
     rejected = DebitRejected(**{**refusal.model_dump(exclude={"type"}), "reason": rejection})  # type: ignore[attr-defined]
     events = b.reply(rejected)
     assert types_of(events) == ["round.bet_rejected", "wallet.rejected"]
-    assert events[0].reason is reason and rejection.value in events[0].detail
+    bet_rejected, wallet_rejected = events
+    assert isinstance(bet_rejected, BetRejected) and bet_rejected.version == 3
+    assert bet_rejected.reason is reason
+    assert bet_rejected.detail.startswith(f"operator wallet: {rejection.value}")
+    # wallet.rejected v2 has no codes for the operator's refusals: it keeps the fold.
+    assert isinstance(wallet_rejected, WalletRejected) and wallet_rejected.reason is folded
+    assert wallet_rejected.detail == bet_rejected.detail
     assert not b.state.rounds and b.violations() == []
     assert b.bet("r2") != []  # the seat is free again
+
+
+def test_every_operator_refusal_has_a_bet_reason_of_its_own() -> None:
+    assert set(REJECTION_REASONS) == set(DebitRejection) == set(WALLET_REASONS)
+    assert len(set(REJECTION_REASONS.values())) == len(DebitRejection)  # one to one
+    # each new code is the operator's own (``other`` excepted: it says whose refusal it is)
+    for rejection, reason in REJECTION_REASONS.items():
+        expected = "operator_rejected" if rejection is DebitRejection.OTHER else rejection.value
+        assert reason.value == expected
+
+
+def test_the_operators_wager_limit_reaches_the_player_as_limit_exceeded() -> None:
+    b = funded()
+    b.operator.wallet.limits[("p1", "EUR")] = DEBIT  # one round's stakes
+    b.bet("r1")
+    assert types_of(b.deliver()) == PLACED
+    b.void("r1")  # its rollback gives the limit back
+    assert types_of(b.deliver()) == ["wallet.seamless_rolled_back"]
+    b.bet("r2")
+    assert types_of(b.deliver()) == PLACED
+    b.play(game("r2"), "fold")
+    b.deliver()
+    b.bet("r3")
+    events = b.deliver()
+    assert types_of(events) == ["round.bet_rejected", "wallet.rejected"]
+    assert events[0].reason is OperatorRefusal.LIMIT_EXCEEDED  # type: ignore[attr-defined]
+    assert events[0].detail == f"operator wallet: limit_exceeded wager limit {DEBIT} EUR"  # type: ignore[attr-defined]
+    assert balance(b) == START - 100  # r2's lost ante; the refused debit took nothing
+    assert b.violations() == []
 
 
 def test_the_operator_with_too_little_money_refuses_and_nothing_moves() -> None:

@@ -20,6 +20,7 @@ from holdem.core.contracts import (
     GrantFun,
     Message,
     Mode,
+    OperatorRefusal,
     PlaceBet,
     Reason,
     Rebet,
@@ -65,12 +66,17 @@ class Tables:
 
 
 class Refusal(Exception):
-    """A command the wallet turns down; carried up to the handler that writes the rejection."""
+    """A command the wallet turns down; carried up to the handler that writes the rejection.
+    ``bet_reason``: the bet's BetRejected reason when it is one ``wallet.rejected`` v2 cannot
+    carry (the operator's wallet's refusals, seamless mode); ``reason`` is then its fold."""
 
-    def __init__(self, reason: Reason, detail: str) -> None:
-        super().__init__(f"{reason.value}: {detail}")
+    def __init__(
+        self, reason: Reason, detail: str, bet_reason: Reason | OperatorRefusal | None = None
+    ) -> None:
+        super().__init__(f"{(bet_reason or reason).value}: {detail}")
         self.reason = reason
         self.detail = detail
+        self.bet_reason = reason if bet_reason is None else bet_reason
 
 
 def fingerprint(command: Command) -> str:
@@ -224,7 +230,7 @@ def bet_refused(
     rejected = BetRejected(
         **ctx.envelope(command.player_id, command.round_id),
         command_id=command.command_id,
-        reason=refusal.reason,
+        reason=refusal.bet_reason,
         detail=refusal.detail,
     )
     # The wallet folds only its own topic: WalletRejected is how it remembers the answer.

@@ -18,6 +18,7 @@ from holdem.core.contracts import (
     Deposit,
     Envelope,
     Message,
+    OperatorRefusal,
     PayoutCredited,
     PlaceBet,
     Reason,
@@ -72,9 +73,18 @@ from holdem.wallet.seamless_state import (
 )
 from holdem.wallet.state import AccountKey, State, evolve
 
-# The operator's refusal, as the BetRejected reason the player's client already knows; the
-# operator's own code leads the detail ("operator wallet: session_expired ...").
-REJECTION_REASONS: dict[DebitRejection, Reason] = {
+# The operator's refusal, one to one as the player's BetRejected (v3) reason; the operator's
+# own code also leads the detail ("operator wallet: session_expired ...").
+REJECTION_REASONS: dict[DebitRejection, Reason | OperatorRefusal] = {
+    DebitRejection.INSUFFICIENT_FUNDS: Reason.INSUFFICIENT_FUNDS,
+    DebitRejection.LIMIT_EXCEEDED: OperatorRefusal.LIMIT_EXCEEDED,
+    DebitRejection.SESSION_EXPIRED: OperatorRefusal.SESSION_EXPIRED,
+    DebitRejection.PLAYER_BLOCKED: OperatorRefusal.PLAYER_BLOCKED,
+    DebitRejection.OTHER: OperatorRefusal.OPERATOR_REJECTED,
+}
+# wallet.rejected (v2), the wallet's memory of the same answer, has no codes for the
+# operator's: there they are folded as BetRejected v2 folded them (ADR 015).
+WALLET_REASONS: dict[DebitRejection, Reason] = {
     DebitRejection.INSUFFICIENT_FUNDS: Reason.INSUFFICIENT_FUNDS,
     DebitRejection.LIMIT_EXCEEDED: Reason.INSUFFICIENT_FUNDS,
     DebitRejection.SESSION_EXPIRED: Reason.INVALID,
@@ -245,9 +255,10 @@ def _on_debit_answer(
     if bridge.status == "debit_pending":
         if isinstance(reply, Debited):
             return _apply_debit(state, bridge, ctx)
-        reason = REJECTION_REASONS[reply.reason]
         detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
-        refusal = Refusal(reason, detail[:500])
+        refusal = Refusal(
+            WALLET_REASONS[reply.reason], detail[:500], REJECTION_REASONS[reply.reason]
+        )
         return bet_refused(_bet_of(bridge.debit), ctx, refusal, bridge.debit.fingerprint)
     if bridge.debit_applied == isinstance(reply, Debited):
         return []  # the same answer again, or a refusal that the rollback made true
@@ -266,7 +277,7 @@ def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     if debit.aa_bonus != debit.requested_aa_bonus:
         adjustments.append(Adjustment("aa_bonus", debit.requested_aa_bonus, debit.aa_bonus))
     bets = AdjustedBets(debit.ante, debit.aa_bonus, tuple(adjustments))
-    # DebitRequested v1 has no idle_timeout_s: the session then takes the dealer's (ADR 020).
+    # A DebitRequested v1 has no idle_timeout_s: that session takes the dealer's (ADR 020).
     pinned = {n: getattr(debit, n, None) for n in PINNED if getattr(debit, n, None) is not None}
     terms = Terms(debit.currency, debit.mode, None, pinned)
     requested = (debit.requested_ante, debit.requested_aa_bonus)

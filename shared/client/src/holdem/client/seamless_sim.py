@@ -56,6 +56,10 @@ class OperatorWallet:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     reject_rate: float = 0.0  # the share of debits refused for a reason other than funds
     opening: int = 0  # the balance of a player not seen before
+    # Responsible-gaming wager limits per (player, currency): the most his debits applied and
+    # not rolled back may add up to; a debit beyond it is refused ``limit_exceeded``.
+    limits: dict[tuple[str, str], int] = field(default_factory=dict)
+    wagered: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def balance(self, player_id: str, currency: str) -> int:
         return self.balances.get((player_id, currency), self.opening)
@@ -76,6 +80,7 @@ class OperatorWallet:
             if refusal is not None:
                 return _reply(DebitRejected, request, reason=refusal[0], detail=refusal[1])
             self.balances[key] = self.balance(*key) - request.amount
+            self.wagered[key] = self.wagered.get(key, 0) + request.amount
             self.debited[request.tx_id] = request
             return _reply(Debited, request)
         if isinstance(request, CreditRequested):
@@ -85,13 +90,18 @@ class OperatorWallet:
         debit = self.debited.pop(request.debit_tx_id, None)
         if debit is not None:
             self.balances[key] = self.balance(*key) + debit.amount
+            self.wagered[key] -= debit.amount
         return _reply(RolledBack, request)
 
     def _refusal(self, debit: DebitRequested) -> tuple[DebitRejection, str] | None:
         if debit.tx_id in self.reversed:
             return DebitRejection.OTHER, "rolled back before it arrived"
-        if self.balance(debit.player_id, debit.currency) < debit.amount:
+        key = (debit.player_id, debit.currency)
+        if self.balance(*key) < debit.amount:
             return DebitRejection.INSUFFICIENT_FUNDS, ""
+        limit = self.limits.get(key)
+        if limit is not None and self.wagered.get(key, 0) + debit.amount > limit:
+            return DebitRejection.LIMIT_EXCEEDED, f"wager limit {limit} {debit.currency}"
         if self.rng.random() < self.reject_rate:
             return self.rng.choice(RANDOM_REJECTIONS), "injected"
         return None

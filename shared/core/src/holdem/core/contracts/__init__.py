@@ -16,6 +16,7 @@ from holdem.core.contracts.base import (
     Envelope,
     Message,
     Mode,
+    OperatorRefusal,
     Reason,
     RecordReason,
 )
@@ -301,6 +302,7 @@ __all__ = [
     "Mode",
     "OpenRoundQuery",
     "OpenRoundReply",
+    "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
     "QueryReason",

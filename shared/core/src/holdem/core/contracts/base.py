@@ -95,6 +95,19 @@ class Reason(StrEnum):
     WRONG_MODE = "wrong_mode"  # real money at a fun table, fun money at a real one
 
 
+class OperatorRefusal(StrEnum):
+    """Why the operator's wallet refused a bet's debit (seamless mode, ADR 015): the codes
+    ``round.bet_rejected`` v3 adds to ``Reason``, one for each ``seamless.debit_rejected``
+    reason (its ``insufficient_funds`` is ``Reason.INSUFFICIENT_FUNDS``, ``other`` is
+    ``operator_rejected``). Only BetRejected carries them: ``wallet.rejected`` v2 keeps
+    ``insufficient_funds`` / ``invalid`` for them."""
+
+    LIMIT_EXCEEDED = "limit_exceeded"  # a responsible-gaming or loss limit of the operator's
+    SESSION_EXPIRED = "session_expired"  # the player's session at the operator has ended
+    PLAYER_BLOCKED = "player_blocked"
+    OPERATOR_REJECTED = "operator_rejected"  # another refusal of the operator's wallet
+
+
 class RecordReason(StrEnum):
     """Why a Kafka record was refused before its body was looked at as a message: what the
     record claims (its key, its partition) does not match what it carries."""

@@ -6,7 +6,16 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from holdem.core.contracts.base import Amount, CardText, Currency, Id, Message, Mode, Reason
+from holdem.core.contracts.base import (
+    Amount,
+    CardText,
+    Currency,
+    Id,
+    Message,
+    Mode,
+    OperatorRefusal,
+    Reason,
+)
 from holdem.core.contracts.tables import (
     MAX_IDLE_TIMEOUT_S,
     PayTableVersion,
@@ -54,12 +63,15 @@ class BetPlaced(RoundEvent):
 
 
 class BetRejected(RoundEvent):
-    """v2: Reason gained the table, chip, rebet and mode codes (ADR 018)."""
+    """v2: Reason gained the table, chip, rebet and mode codes (ADR 018). v3: the operator's
+    wallet's refusals of the bet's debit (``OperatorRefusal``: ``limit_exceeded``,
+    ``session_expired``, ``player_blocked``, ``operator_rejected``), which v2 folded into
+    ``insufficient_funds`` / ``invalid`` (seamless mode, ADR 015)."""
 
     type: Literal["round.bet_rejected"] = "round.bet_rejected"
-    version: Literal[1, 2] = 2
+    version: Literal[1, 2, 3] = 3
     command_id: Id
-    reason: Reason
+    reason: Reason | OperatorRefusal
     detail: str = ""
 
 

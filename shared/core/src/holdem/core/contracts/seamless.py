@@ -17,7 +17,12 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode
-from holdem.core.contracts.tables import PayTableVersion, TableVersion, TimeoutPolicy
+from holdem.core.contracts.tables import (
+    MAX_IDLE_TIMEOUT_S,
+    PayTableVersion,
+    TableVersion,
+    TimeoutPolicy,
+)
 from holdem.core.contracts.wallet import Fingerprint, WalletEvent
 
 
@@ -34,10 +39,14 @@ class SeamlessRequest(Message):
 
 class DebitRequested(SeamlessRequest):
     """Take the round's stakes from the player: ante + AA Bonus + call hold (2 × ante), as the
-    table admitted them. Unanswered by ``expires_at``, the wallet rolls it back."""
+    table admitted them. Unanswered by ``expires_at``, the wallet rolls it back.
+
+    v2: ``idle_timeout_s``, the table's idle session timeout, pinned like the decision timeout
+    and carried to the BetPlaced (v3) placed once debited, whose session the dealer times by it
+    (ADR 020). A v1 record has none: that session takes the dealer's setting."""
 
     type: Literal["seamless.debit_requested"] = "seamless.debit_requested"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     ante: Amount
     aa_bonus: Amount
     call_hold: Amount
@@ -54,6 +63,7 @@ class DebitRequested(SeamlessRequest):
     decision_timeout_s: int | None = Field(default=None, ge=1)
     timeout_policy: TimeoutPolicy | None = None
     pay_table: PayTableVersion | None = None
+    idle_timeout_s: int | None = Field(default=None, ge=1, le=MAX_IDLE_TIMEOUT_S)
 
 
 class CreditRequested(SeamlessRequest):
@@ -110,6 +120,7 @@ class Debited(SeamlessReply):
     version: Literal[1] = 1
 
 
+# The wallet maps each one to one to a BetRejected v3 reason (``other``: operator_rejected).
 class DebitRejection(StrEnum):
     """Why an operator refuses a debit: stable codes the wallet maps to a BetRejected."""
 
