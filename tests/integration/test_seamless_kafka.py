@@ -1,7 +1,9 @@
 """The seamless wallet mode on a real broker (ADR 015): dealer, wallet (seamless) and settlement
 as their principals, the reference operator wallet as the operator principal, answering with
 silence, lost answers, duplicates and delays; the wallet is restarted while rounds are open.
-The audit then finds every round settled or rolled back once, every debit ended once."""
+The audit then finds every round settled or rolled back once, every debit ended once. And on a
+reliable line: the operator's own refusal (a wager limit) reaches the player's client as its
+code, and a bet at a table starts a session timed by that table's idle timeout (ADR 020)."""
 
 from __future__ import annotations
 
@@ -15,31 +17,51 @@ from support.kafka import Cluster
 from support.messages import command
 from support.rounds import RoundEvents, deck_for
 from support.stack import Stack
+from support.tables import terms
 
+from holdem.client.operator import Operator
+from holdem.client.player import Player, Refused
 from holdem.client.seamless_run import serve
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
-from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound
+from holdem.core.contracts import (
+    BetPlaced,
+    BetRejected,
+    Call,
+    Deposit,
+    Fold,
+    OperatorRefusal,
+    PlaceBet,
+    Reason,
+    SessionStarted,
+    VoidRound,
+    WalletRejected,
+)
 from holdem.core.contracts.seamless import CreditRequested, DebitRequested, SeamlessCredited
 from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
 
 OPENING = 10_000
+IDLE_S = 123  # the table's idle timeout: not the dealer's default (900 s)
+TABLE = terms(ante_min=100, decision_timeout_s=300, idle_timeout_s=IDLE_S)
+TABLE_ANTE = 100
+TABLE_DEBIT = 3 * TABLE_ANTE  # ante + the call hold (2 × ante), no AA Bonus
 FAULTS = Faults(silence=0.15, drop=0.25, duplicate=0.4, max_delay=4)
 SEAMLESS = {"wallet_mode": "seamless", "seamless_debit_timeout_s": 3.0, "seamless_retry_s": 1.0}
 
 
-@pytest.fixture
-async def bridged(kafka: Cluster) -> AsyncIterator[tuple[Stack, FaultyOperator]]:
+@contextlib.asynccontextmanager
+async def bridge(kafka: Cluster, operator: FaultyOperator) -> AsyncIterator[Stack]:
+    """The three services in seamless mode on fresh topics, ``operator`` answering as the
+    operator principal."""
     stack = Stack(kafka, Topics.unique("seamless"), wallet_settings=dict(SEAMLESS))
     await stack.open()
-    operator = FaultyOperator(OperatorWallet(opening=OPENING), FAULTS, seed=11)
     stopping = asyncio.Event()
     task = asyncio.create_task(
         serve(kafka.operator, stack.topics, operator, step_s=0.2, stopping=stopping)
     )
     try:
-        yield stack, operator
+        yield stack
     finally:
         stopping.set()
         with contextlib.suppress(Exception):
@@ -47,6 +69,13 @@ async def bridged(kafka: Cluster) -> AsyncIterator[tuple[Stack, FaultyOperator]]
         await stack.close()
     if task.done() and task.exception() is not None:
         raise task.exception()  # type: ignore[misc]
+
+
+@pytest.fixture
+async def bridged(kafka: Cluster) -> AsyncIterator[tuple[Stack, FaultyOperator]]:
+    operator = FaultyOperator(OperatorWallet(opening=OPENING), FAULTS, seed=11)
+    async with bridge(kafka, operator) as stack:
+        yield stack, operator
 
 
 async def bet(stack: Stack, player: str) -> str:
@@ -107,3 +136,43 @@ async def test_every_round_ends_once_and_every_debit_once_under_operator_faults(
         return next((m for m in found if m.command_id == deposit.command_id), None)
 
     assert "seamless" in (await stack.wait_for(refusal, "the deposit's refusal")).detail
+
+
+async def test_the_operators_limit_reaches_the_player_and_a_tables_idle_timeout_its_session(
+    kafka: Cluster,
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    limited, player = f"s-{run}-limited", f"s-{run}-idle"
+    wallet = OperatorWallet(opening=OPENING, limits={(limited, "EUR"): 2 * TABLE_DEBIT})
+    async with (
+        bridge(kafka, FaultyOperator(wallet, Faults())) as stack,
+        Operator(kafka.admin, stack.topics) as admin,
+        Operator(kafka.operator, stack.topics) as operator,
+    ):
+        await admin.create_table(run, TABLE)
+        first = await Player(operator, limited, table_id=run).bet(TABLE_ANTE)
+        await first.dealt()
+        await first.fold()
+        await first.outcome()
+        # The limit leaves room for one more round's stakes, not for a bigger bet.
+        with pytest.raises(Refused) as refused:
+            await Player(operator, limited, table_id=run).bet(2 * TABLE_ANTE)
+        assert refused.value.reason is OperatorRefusal.LIMIT_EXCEEDED
+        assert refused.value.event.detail.startswith("operator wallet: limit_exceeded wager limit")
+        assert wallet.wagered[(limited, "EUR")] == TABLE_DEBIT  # the refused debit took nothing
+
+        placed = await Player(operator, player, table_id=run).bet(TABLE_ANTE)
+        await placed.dealt()
+        await placed.fold()
+        await placed.outcome()
+        await stack.assert_sound(limited, player)
+
+    [debit] = [m for m in stack.events(player, "wallet") if isinstance(m, DebitRequested)]
+    assert (debit.version, debit.idle_timeout_s) == (2, IDLE_S)
+    [bet_placed] = [m for m in stack.events(player) if isinstance(m, BetPlaced)]
+    [started] = [m for m in stack.events(player) if isinstance(m, SessionStarted)]
+    assert bet_placed.idle_timeout_s == started.idle_timeout_s == IDLE_S
+    [rejected] = [m for m in stack.events(limited) if isinstance(m, BetRejected)]
+    assert (rejected.version, rejected.reason) == (3, OperatorRefusal.LIMIT_EXCEEDED)
+    [ledger] = [m for m in stack.events(limited, "wallet") if isinstance(m, WalletRejected)]
+    assert ledger.reason is Reason.INSUFFICIENT_FUNDS  # wallet.rejected v2 keeps the fold
