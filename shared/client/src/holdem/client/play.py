@@ -81,7 +81,9 @@ class Session:
         try:
             played = await self.player.bet(*bets)
         except Refused as refused:
-            self.console.print(f"[red]Bet refused: {refused.reason.value} {refused.event.detail}")
+            # The detail may be the operator's wallet's own text (seamless mode): not markup.
+            detail = escape(refused.event.detail)
+            self.console.print(f"[red]Bet refused: {refused.reason.value} {detail}[/red]")
             return
         try:
             await self._decide(played)
