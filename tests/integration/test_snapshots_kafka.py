@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
@@ -111,3 +112,13 @@ async def test_a_snapshot_bigger_than_a_request_is_written_in_parts_and_read_bac
         await outbox.stop()
     found = await latest(kafka.admin, topic, [0, 1])
     assert {p: Snapshot.from_bytes(raw, "wallet", p) for p, raw in found.items()} == written
+
+
+async def test_no_partitions_no_snapshot_and_no_hang(kafka: Cluster) -> None:
+    """An instance assigned nothing (more instances than partitions) is ready at once: reading
+    the snapshots of no partition hung in aiokafka's consumer stop, and the short chaos run
+    saw such an instance never get ready."""
+    topics = Topics.unique("none")
+    topic = snapshot_topic(topics, "wallet")
+    await ensure_topics(kafka.admin, [topic], partitions=2, wait=60)
+    assert await asyncio.wait_for(latest(kafka.admin, topic, []), timeout=30) == {}

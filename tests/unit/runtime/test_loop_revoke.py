@@ -7,6 +7,7 @@ a batch in hand, the revoke resets the state, then the batch reaches ``_decide``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -140,3 +141,41 @@ async def test_a_rebalance_pending_holds_the_batch_back_too() -> None:
     await loop._decide(fetched_call())
 
     assert outbox.records == [] and outbox.commits == []
+
+
+class LeakingConsumer(Member):
+    """A fetch that ends in a library's own CancelledError (aiokafka's stop after assign([])
+    raised one from its committed-offsets task)."""
+
+    async def getmany(self, **_: Any) -> dict[TopicPartition, list[Fetched]]:
+        raise asyncio.CancelledError
+
+
+async def test_a_cancellation_from_inside_the_loop_ends_the_process() -> None:
+    loop, _ = loop_knowing_round_r1()
+    ended: list[BaseException] = []
+    loop.fatal = ended.append
+    loop.consumer = LeakingConsumer()  # type: ignore[assignment]
+    await asyncio.wait_for(loop._run(), timeout=5)
+    assert len(ended) == 1 and isinstance(ended[0], asyncio.CancelledError)
+
+
+async def test_the_loop_stopped_by_its_owner_is_not_a_failure() -> None:
+    loop, _ = loop_knowing_round_r1()
+    ended: list[BaseException] = []
+    loop.fatal = ended.append
+    idle = asyncio.Event()
+
+    class Idle(Member):
+        async def getmany(self, **_: Any) -> dict[TopicPartition, list[Fetched]]:
+            idle.set()
+            await asyncio.sleep(3600)
+            return {}
+
+    loop.consumer = Idle()  # type: ignore[assignment]
+    task = asyncio.create_task(loop._run())
+    await idle.wait()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    assert task.cancelled() and ended == []

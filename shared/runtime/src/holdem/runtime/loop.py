@@ -281,8 +281,14 @@ class ServiceLoop:
                 batch = await self.consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
                 if batch:
                     await self._decide(batch)
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as error:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # stopped by us
+                raise
+            # A library's own cancellation leaking out (aiokafka's consumer stop did): the loop
+            # would end silently and the instance stay up deciding nothing.
+            log.error("consumer loop cancelled from inside")
+            self.fatal(error)
         except FatalError as error:
             self.fatal(error)
         except Exception as error:  # the loop itself broke: nothing would be decided any more

@@ -177,6 +177,8 @@ async def latest(
 ) -> dict[int, bytes]:
     """The latest snapshot of each partition of ``topic``, if any: its last committed record, or
     the parts that end with it, joined (``b""`` when they cannot be: a full replay follows)."""
+    if not partitions:  # a member assigned nothing: aiokafka's stop after assign([]) hangs
+        return {}
     consumer = AIOKafkaConsumer(
         **connection.kwargs(), group_id=None, enable_auto_commit=False,
         isolation_level="read_committed",
