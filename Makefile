@@ -19,10 +19,10 @@ prometheus:  ## promtool and the prometheus server from Debian's package into de
 	@deploy/prometheus/provision.sh >/dev/null
 
 run: install  ## start Kafka and the four services, play a demo load, print a summary
-	$(PY) -m holdem.runtime.demo --rounds $(ROUNDS)
+	$(PY) -m holdem.harness.demo --rounds $(ROUNDS)
 
 serve: install  ## broker (kept; WIPE=1 wipes it), topics and the four services, up until Ctrl-C
-	$(PY) -m holdem.runtime.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES))
+	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES))
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
@@ -33,7 +33,7 @@ test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
 CHAOS_ROUNDS ?= 10000
 CHAOS_NODES ?= both
 chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; audit + ownership (CHAOS_ROUNDS, CHAOS_SEED, CHAOS_NODES=1|3|both)
-	$(PY) -m holdem.runtime.chaos --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
+	$(PY) -m holdem.harness.chaos --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 lint: install
 	$(UV) run --frozen ruff check .
@@ -61,15 +61,15 @@ check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, pr
 
 kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker; NODES=3: a cluster); prints its address
 	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) >/dev/null
-	@$(PY) -m holdem.runtime.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
+	@$(PY) -m holdem.ops.acl apply --env deploy/kafka/.run/clients/admin.env >/dev/null
 	@echo "credentials: deploy/kafka/.run/clients/<principal>.env" >&2
 	@cat deploy/kafka/.run/bootstrap
 
 tenant: install  ## T=<id>: a tenant on the broker of kafka-up: its prefixed topics, operator-<id> and its ACLs
 	@test -n "$(T)" || { echo "usage: make tenant T=<tenant id>" >&2; exit 2; }
 	@set -a; . deploy/kafka/.run/clients/admin.env; set +a; \
-		$(PY) -m holdem.runtime.topics --prefix $(T) >/dev/null && \
-		$(PY) -m holdem.runtime.tenants add $(T) --env deploy/kafka/.run/clients/admin.env \
+		$(PY) -m holdem.ops.topics --prefix $(T) >/dev/null && \
+		$(PY) -m holdem.ops.tenants add $(T) --env deploy/kafka/.run/clients/admin.env \
 			--out deploy/kafka/.run/clients
 
 kafka-down:  ## stop the broker of kafka-up (its data stays unless WIPE=1)

@@ -14,7 +14,6 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from prometheus_client import CollectorRegistry
 
-from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import (
     BetPlaced,
     CallCaptured,
@@ -34,15 +33,17 @@ from holdem.core.contracts import (
 from holdem.core.deck import deal, seal
 from holdem.core.rules import Decision, settle
 from holdem.core.strategy import Decide, always_call
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import TYPE_HEADER
+from holdem.core.wire.topics import Topics
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.vault import Vault
-from holdem.runtime.launcher import LocalBroker
+from holdem.ops.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import TYPE_HEADER
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import Apply, replay
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.runtime.topics import ensure_topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import wallet_spec

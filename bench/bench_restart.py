@@ -33,13 +33,14 @@ from bench_replay import ANTE, VAULT, fill, generate
 from bench_services import header, write
 
 from holdem.client import KafkaConnection, Operator, Player, StalledError
-from holdem.client.commands import partition_for_key
 from holdem.core.strategy import always_call, basic
-from holdem.runtime import acl
-from holdem.runtime.launcher import SERVICES, Launcher, LaunchError, LocalBroker, ServiceProcess
+from holdem.core.wire.partitioning import partition_for_key
+from holdem.core.wire.topics import Topics, snapshot_topic
+from holdem.ops import acl
+from holdem.ops.launcher import SERVICES, Launcher, LaunchError, LocalBroker, ServiceProcess
 from holdem.runtime.replay import replay
-from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.runtime.snapshots import Snapshot, latest
+from holdem.runtime.topics import ensure_topics
 
 PARTITIONS = 3
 OUT = Path(__file__).parent / "results" / "restart.json"

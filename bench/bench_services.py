@@ -30,9 +30,10 @@ from holdem.client import KafkaConnection, Operator, Player, StalledError
 from holdem.client.player import last_movement
 from holdem.core.contracts import CommandRejected, Settled
 from holdem.core.strategy import always_call
-from holdem.runtime.launcher import Launcher, LocalBroker
-from holdem.runtime.load import Plan, fund, percentile, play
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.harness.load import Plan, fund, percentile, play
+from holdem.ops.launcher import Launcher, LocalBroker
+from holdem.runtime.topics import ensure_topics
 
 PARTITIONS = 3
 OUT = Path(__file__).parent / "results" / "services.json"

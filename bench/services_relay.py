@@ -19,8 +19,8 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
 
 # trigger type -> (the service whose hop it is, the record types that hop publishes, in order).
 # Commands carry no type header: the relay, like the services, parses them to learn their type.

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 import pytest
 from support.kafka import BrokerUnavailableError, Cluster, kafka_broker
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
+from holdem.runtime.topics import ensure_topics
 
 TEST_PARTITIONS = 3
 

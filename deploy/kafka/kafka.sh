@@ -23,7 +23,7 @@
 #
 # DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
 # <principal>.env (admin, dealer, wallet, settlement, query, operator) holds the HOLDEM_KAFKA_* variables
-# of each. The ACLs are applied by `python -m holdem.runtime.acl apply` (make kafka-up does).
+# of each. The ACLs are applied by `python -m holdem.ops.acl apply` (make kafka-up does).
 # --watch PID stops the broker (and drops its data) when PID exits, so a test session that is
 # killed outright does not leave a JVM behind.
 # Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
@@ -163,7 +163,7 @@ node.id=$node
 controller.quorum.voters=$voters
 $(auth_properties "$@")
 log.dirs=$dir/data
-# Topics are created explicitly with their partition counts (holdem.runtime.topics), never by accident.
+# Topics are created explicitly with their partition counts (holdem.ops.topics), never by accident.
 auto.create.topics.enable=false
 num.partitions=1
 default.replication.factor=$replicas

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from holdem.runtime.chaos import Config, run
-from holdem.runtime.launcher import SERVICES
+from holdem.harness.chaos import Config, run
+from holdem.ops.launcher import SERVICES
 
 # Its own broker (kept on its data across the kill), so not the session's.
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(330)]

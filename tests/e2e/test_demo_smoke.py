@@ -14,7 +14,8 @@ import pytest
 from support.dealer import VAULT_KEYS
 from support.kafka import Cluster
 
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.runtime.topics import ensure_topics
 
 pytestmark = pytest.mark.kafka
 
@@ -50,7 +51,7 @@ async def test_the_demo_plays_the_rounds_asked_for_and_its_audit_passes(
         "HOLDEM_PARTITIONS": "3",
         "HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS,  # the dealer does not deal without one
     }
-    command = [sys.executable, "-m", "holdem.runtime.demo", "--rounds", str(ROUNDS)]
+    command = [sys.executable, "-m", "holdem.harness.demo", "--rounds", str(ROUNDS)]
     command += ["--players", "4", "--no-metrics", "--no-exact", "--log-dir", str(tmp_path)]
 
     done = await asyncio.to_thread(

@@ -29,10 +29,11 @@ from support.promql_names import RULES
 
 from holdem.client import Operator
 from holdem.core.strategy import STRATEGIES
-from holdem.runtime.audit import audit_run
-from holdem.runtime.launcher import SERVICES, Launcher
-from holdem.runtime.load import Plan, Tally, fund, play
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import audit_run
+from holdem.harness.load import Plan, Tally, fund, play
+from holdem.ops.launcher import SERVICES, Launcher
+from holdem.runtime.topics import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

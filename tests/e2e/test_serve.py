@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from holdem.client.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 
@@ -24,7 +24,7 @@ def test_serve_stays_up_prints_where_to_connect_and_keeps_the_data_after_ctrl_c(
 ) -> None:
     run_dir = tmp_path / "serve"
     kafka_sh = Path(__file__).resolve().parents[2] / "deploy" / "kafka" / "kafka.sh"
-    command = [sys.executable, "-m", "holdem.runtime.serve", "--dir", str(run_dir)]
+    command = [sys.executable, "-m", "holdem.ops.serve", "--dir", str(run_dir)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_KAFKA_")}
     serve = subprocess.Popen(
         [*command, "--no-metrics"],

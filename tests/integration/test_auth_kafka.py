@@ -16,9 +16,9 @@ from aiokafka.errors import (
 from support.kafka import Cluster
 from support.kafka_io import consumer, produce, read_all, wait_for
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime import acl
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
+from holdem.ops import acl
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
 

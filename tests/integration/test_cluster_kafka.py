@@ -17,12 +17,13 @@ from support.dealer import VAULT_KEYS
 from support.kafka import Cluster
 
 from holdem.client import KafkaConnection, Operator
-from holdem.runtime.audit import audit_run
-from holdem.runtime.broker import LocalBroker
-from holdem.runtime.demo_report import strategy_for
-from holdem.runtime.launcher import Launcher
-from holdem.runtime.load import Plan, Tally, fund, play
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import audit_run
+from holdem.harness.demo_report import strategy_for
+from holdem.harness.load import Plan, Tally, fund, play
+from holdem.ops.broker import LocalBroker
+from holdem.ops.launcher import Launcher
+from holdem.runtime.topics import ensure_topics
 
 # The cluster's start and stop are in the bound: three JVMs and three services on two cores.
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]

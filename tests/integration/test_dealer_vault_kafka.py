@@ -14,8 +14,8 @@ from support.kafka import Cluster
 from support.kafka_io import produce
 
 from holdem.core.contracts import dump
+from holdem.core.wire.topics import Topics
 from holdem.runtime.app import EXIT_FATAL
-from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
 BOUND_S = 120  # a bound on a hung process, not a speed requirement

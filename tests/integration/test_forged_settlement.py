@@ -13,7 +13,7 @@ from support.stack import Stack
 from support.wallet import forged_settled
 
 from holdem.core.contracts import Call, Deposit, PlaceBet
-from holdem.runtime.topics import Topics
+from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 

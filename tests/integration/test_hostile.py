@@ -23,10 +23,10 @@ from support.messages import command
 from support.stack import Stack
 from support.wallet import forged_settled as forged_result
 
-from holdem.client.commands import partition_for_key as partition_for
-from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import Call, Deposit, Fold, PlaceBet, VoidRound, Withdraw, dump
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.partitioning import partition_for_key as partition_for
+from holdem.core.wire.topics import Topics
 
 # The 10,000-record attack alone may take minutes on a loaded 2-core machine.
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]

@@ -14,8 +14,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.admin import AIOKafkaAdminClient
 from support.kafka import Cluster
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from support.kafka_io import produce, read_all
 
-from holdem.runtime.broker import LocalBroker
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.ops.broker import LocalBroker
+from holdem.runtime.topics import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

@@ -30,7 +30,7 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.queries import HISTORY_DEFAULT, Reply
 from holdem.core.deck import verify_commitment
-from holdem.runtime.topics import Topics
+from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 ENVELOPE = {"event_id", "occurred_at", "causation_id", "correlation_id"}

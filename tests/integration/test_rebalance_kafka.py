@@ -25,12 +25,12 @@ from aiokafka import AIOKafkaProducer
 from support.kafka import Cluster
 from support.messages import command
 
-from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import BetPlaced, BetRejected, Deposit, FundsDeposited, PlaceBet, dump
-from holdem.runtime.audit import Record, read_run
-from holdem.runtime.launcher import Launcher, ServiceProcess
-from holdem.runtime.ownership import check_ownership
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import Record, read_run
+from holdem.harness.ownership import check_ownership
+from holdem.ops.launcher import Launcher, ServiceProcess
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

@@ -22,7 +22,7 @@ from holdem.core.contracts import (
     Settled,
     VoidRound,
 )
-from holdem.runtime.topics import Topics
+from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 

@@ -10,11 +10,11 @@ from support.kafka_io import produce, read_all, wait_for
 from support.messages import command
 from support.toy import TOY
 
-from holdem.client.connection import KafkaConnection
 from holdem.core.contracts import Call, Malfunction, dump, parse
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
 from holdem.runtime.app import build_app, running
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.topics import Topics
 
 pytestmark = pytest.mark.kafka
 

@@ -37,7 +37,7 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.seamless import CreditRequested, DebitRequested, SeamlessCredited
-from holdem.runtime.topics import Topics
+from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 

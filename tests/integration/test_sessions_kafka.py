@@ -32,9 +32,9 @@ from holdem.core.contracts.sessions import EndSession, SessionEnded, SessionStar
 from holdem.core.contracts.tables import TimeoutPolicy
 from holdem.core.contracts.wallet import PayoutCredited
 from holdem.core.strategy import optimal
-from holdem.runtime.audit import read_run
-from holdem.runtime.launcher import Launcher
-from holdem.runtime.topics import Topics
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import read_run
+from holdem.ops.launcher import Launcher
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

@@ -13,9 +13,10 @@ from support.messages import command
 from support.stack import Stack
 
 from holdem.core.contracts import Call, Deposit, PlaceBet
+from holdem.core.wire.topics import Topics, snapshot_topic
 from holdem.runtime.outbox import TransactionalOutbox
-from holdem.runtime.snapshots import CHUNK_BYTES, Snapshot, latest, snapshot_topic
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.runtime.snapshots import CHUNK_BYTES, Snapshot, latest
+from holdem.runtime.topics import ensure_topics
 
 pytestmark = pytest.mark.kafka
 SERVICES = ("wallet", "dealer", "settlement")

@@ -15,10 +15,10 @@ from holdem.client.commands import partition_for
 from holdem.client.operator import Operator, TableRefused
 from holdem.client.player import Player
 from holdem.core.contracts import BetPlaced, Reason, dump, parse
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import read_run
+from holdem.harness.audit_tables import table_violations
 from holdem.runtime.app import running
-from holdem.runtime.audit import read_run
-from holdem.runtime.audit_tables import table_violations
-from holdem.runtime.topics import Topics
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 

@@ -17,13 +17,13 @@ from support.kafka_io import consumer, produce, read_all, wait_for
 from support.stack import Stack
 
 from holdem.client import Operator, Player, command, partition_for
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import Stamp
 from holdem.core.contracts import Call, PlaceBet, RecordReason
-from holdem.runtime import acl, tenants
-from holdem.runtime.audit import audit_run, operator_violations, read_run
-from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import Stamp
+from holdem.core.wire.topics import Topics, snapshot_topic
+from holdem.harness.audit import audit_run, operator_violations, read_run
+from holdem.ops import acl, tenants
+from holdem.runtime.snapshots import Snapshot, latest
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(240)]
 

@@ -11,8 +11,8 @@ from support.kafka_io import produce, read_all, wait_for
 from support.wallet import balances, deposit, place_bet, round_events, verified_settled
 
 from holdem.core.contracts import Message, dump, parse
+from holdem.core.wire.topics import Topics
 from holdem.runtime.app import running
-from holdem.runtime.topics import Topics
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 

@@ -14,13 +14,13 @@ from support.dealer import VAULT
 from support.hostile import AT, VALID, hostile_records
 from support.outbox import ListOutbox
 
-from holdem.client.commands import partition_for_key as partition_for
 from holdem.core.contracts import parse
+from holdem.core.wire.partitioning import partition_for_key as partition_for
+from holdem.core.wire.topics import Topics
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
-from holdem.runtime.topics import Topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import wallet_spec

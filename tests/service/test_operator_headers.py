@@ -19,17 +19,17 @@ from support.outbox import ListOutbox
 from support.toy import TOY
 from support.wallet import deposit, place_bet
 
-from holdem.client.commands import partition_for_key
-from holdem.client.headers import Stamp
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import Call, MessageRejected, RecordReason, dump, parse
+from holdem.core.wire.headers import Stamp
+from holdem.core.wire.partitioning import partition_for_key
+from holdem.core.wire.topics import Topics
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import Record
 from holdem.runtime.processor import MAX_BRANDS, Processor
 from holdem.runtime.snapshots import Snapshot
-from holdem.runtime.topics import Topics
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
 

@@ -16,7 +16,6 @@ from support.messages import command
 from support.outbox import ListOutbox
 from support.toy import TOY
 
-from holdem.client.commands import partition_for_key as partition_for
 from holdem.core.contracts import (
     Call,
     Malfunction,
@@ -25,10 +24,11 @@ from holdem.core.contracts import (
     RecordReason,
     dump,
 )
+from holdem.core.wire.partitioning import partition_for_key as partition_for
+from holdem.core.wire.topics import Topics
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError
 from holdem.runtime.processor import Processor
-from holdem.runtime.topics import Topics
 
 PARTITIONS = 3
 COMMANDS = Topics().commands

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from holdem.client.commands import partition_for_key
+from holdem.core.wire.partitioning import partition_for_key
 
 AT = "2026-01-01T00:00:00Z"
 VALID: list[dict[str, Any]] = [

@@ -1,9 +1,9 @@
-"""The auditor's view of a run: a thin re-export of holdem.runtime.audit, the one implementation
+"""The auditor's view of a run: a thin re-export of holdem.harness.audit, the one implementation
 that `make run`'s demo and the tests share (the logic moved there from here)."""
 
 from __future__ import annotations
 
-from holdem.runtime.audit import (
+from holdem.harness.audit import (
     CARD,
     OPERATOR_VISIBLE,
     ROLES,

@@ -9,9 +9,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from holdem.client.connection import PREFIX, KafkaConnection
-from holdem.runtime import acl
-from holdem.runtime.broker import LaunchError, LocalBroker, read_principals
+from holdem.core.wire.connection import PREFIX, KafkaConnection
+from holdem.ops import acl
+from holdem.ops.broker import LaunchError, LocalBroker, read_principals
 
 CLIENTS_DIR_ENV = f"{PREFIX}CLIENTS_DIR"
 

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
 
-from holdem.client.connection import KafkaConnection, as_connection
-from holdem.runtime.audit_read import partitions_of, read_topic
+from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.harness.audit_read import partitions_of, read_topic
 
 __all__ = ["consumer", "partitions_of", "produce", "read_all", "wait_for"]
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from holdem.core.contracts import parse
+from holdem.core.wire.topics import Topics
 from holdem.runtime.outbox import Record
-from holdem.runtime.topics import Topics
 
 
 class ListOutbox:

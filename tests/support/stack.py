@@ -12,16 +12,17 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from holdem.client.connection import KafkaConnection
 from holdem.core.cards import Card
 from holdem.core.contracts import Message, dump
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.app import csprng_deck
 from holdem.dealer.settings import DealerSettings
 from holdem.query.app import create_app as query_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.runtime.topics import ensure_topics
 from holdem.settlement.app import create_app as settlement_app
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import create_app as wallet_app
@@ -117,7 +118,7 @@ class Stack:
     decks: ForcedDecks = field(default_factory=ForcedDecks)
     services: dict[str, ServiceApp] = field(default_factory=dict)
     observer: Observer | None = None
-    # A tenant's own operator principal (holdem.runtime.tenants); its ACLs are the tenant's.
+    # A tenant's own operator principal (holdem.ops.tenants); its ACLs are the tenant's.
     operator: KafkaConnection | None = None
     wallet_settings: dict[str, Any] = field(default_factory=dict)  # e.g. the seamless mode
     _producer: AIOKafkaProducer | None = None  # the operator's

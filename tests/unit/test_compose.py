@@ -141,7 +141,7 @@ def test_topic_init_creates_the_topics_and_applies_the_acls_as_admin(
 ) -> None:
     entrypoint = " ".join(built["topic-init"]["entrypoint"])
     assert "holdem.runtime.topics" in entrypoint
-    assert "holdem.runtime.acl apply" in entrypoint
+    assert "holdem.ops.acl apply" in entrypoint
 
 
 def test_the_broker_requires_scram_and_denies_what_no_acl_allows(

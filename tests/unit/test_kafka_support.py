@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support import kafka
 
-from holdem.runtime import acl
+from holdem.ops import acl
 
 ENV = """HOLDEM_KAFKA_BOOTSTRAP=127.0.0.1:1
 HOLDEM_KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT
@@ -79,7 +79,7 @@ def test_the_local_broker_is_the_default_and_is_stopped_after_a_failure(
 
 
 def test_services_get_their_own_principal_as_settings(tmp_path: Path) -> None:
-    from holdem.runtime.broker import read_principals
+    from holdem.ops.broker import read_principals
     from holdem.runtime.settings import RuntimeSettings
 
     cluster = kafka.Cluster("127.0.0.1:1", read_principals(clients_dir(tmp_path)))

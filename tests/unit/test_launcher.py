@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from holdem.client.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection
+from holdem.ops.launcher import READY_EVENT, SERVICES, Launcher, LaunchError, ServiceProcess
 from holdem.runtime import loop
-from holdem.runtime.launcher import READY_EVENT, SERVICES, Launcher, LaunchError, ServiceProcess
 
 
 def fake(tmp_path: Path, script: str) -> ServiceProcess:

@@ -7,7 +7,7 @@ from support.rounds import RoundEvents
 
 from holdem.client import StalledError, Watch
 from holdem.core.contracts import CallCaptured, Dealt, RoundVoided
-from holdem.runtime.load import Plan, Tally, percentile
+from holdem.harness.load import Plan, Tally, percentile
 
 GAME = RoundEvents()
 

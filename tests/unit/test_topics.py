@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.runtime.topics import ensure_topics
 
 
 def test_default_names_are_the_documented_contract() -> None:

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-import holdem.client.connection as connection
-from holdem.client.connection import ConnectionConfigError, KafkaConnection, read_env_file
+import holdem.core.wire.connection as connection
+from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection, read_env_file
 
 SASL = {
     "HOLDEM_KAFKA_BOOTSTRAP": "127.0.0.1:1",

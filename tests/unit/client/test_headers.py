@@ -7,9 +7,9 @@ from typing import Any
 from support.messages import command
 
 from holdem.client import KafkaConnection, Operator, Topics
-from holdem.client.headers import Stamp
 from holdem.client.queries import QueryClient
 from holdem.core.contracts import Call
+from holdem.core.wire.headers import Stamp
 
 
 class Producer:

@@ -13,9 +13,8 @@ import holdem.client.operator
 import holdem.client.play_view
 import holdem.client.player
 import holdem.client.seamless_sim
-import holdem.client.topics
+import holdem.core.wire.topics
 from holdem.client import Operator, Topics, command, partition_for, topics_from_env
-from holdem.client.connection import KafkaConnection
 from holdem.client.player import last_movement
 from holdem.core.contracts import (
     CallCaptured,
@@ -26,6 +25,7 @@ from holdem.core.contracts import (
     Settled,
     StakesRefunded,
 )
+from holdem.core.wire.connection import KafkaConnection
 
 MODULES = [
     holdem.client,
@@ -34,7 +34,7 @@ MODULES = [
     holdem.client.player,
     holdem.client.play_view,
     holdem.client.seamless_sim,
-    holdem.client.topics,
+    holdem.core.wire.topics,
 ]
 
 

@@ -7,11 +7,10 @@ import json
 import pytest
 from support.dealer import VAULT
 
+from holdem.core.wire.topics import Topics, snapshot_topic
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
-from holdem.runtime import acl
-from holdem.runtime.snapshots import snapshot_topic
-from holdem.runtime.topics import Topics
+from holdem.ops import acl
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import seamless_spec, wallet_spec

@@ -7,7 +7,7 @@ from __future__ import annotations
 from support.messages import command, envelope
 
 from holdem.core.contracts import Call, Malfunction, dump
-from holdem.runtime.audit import Record, check, operator_violations
+from holdem.harness.audit import Record, check, operator_violations
 
 MALFUNCTION = Malfunction(**envelope("p1", round_id="r1"), source="test", reason="x")
 

@@ -17,8 +17,8 @@ from holdem.core.contracts.seamless import (
     SeamlessCredited,
     SeamlessRolledBack,
 )
-from holdem.runtime.audit import Record, violations
-from holdem.runtime.audit_seamless import seamless_violations
+from holdem.harness.audit import Record, violations
+from holdem.harness.audit_seamless import seamless_violations
 
 
 def settled_run(decision: str = "call") -> Bridged:

@@ -10,8 +10,8 @@ from support.deciders import NOW
 from support.rounds import RoundEvents
 
 from holdem.core.contracts import EndSession, RoundVoided, TimeoutPolicy, dump
-from holdem.runtime.audit import Record
-from holdem.runtime.audit_sessions import session_violations
+from holdem.harness.audit import Record
+from holdem.harness.audit_sessions import session_violations
 
 GAME = RoundEvents()
 TERMS: dict[str, Any] = {"table_id": "t1", "table_version": 1, "idle_timeout_s": 60}

@@ -8,7 +8,7 @@ from support.rounds import RoundEvents
 from support.tables import table_event
 
 from holdem.core.contracts import TableChanged, TableClosed, TableOpened, dump
-from holdem.runtime.audit import Record, violations
+from holdem.harness.audit import Record, violations
 
 GAME = RoundEvents(player_id="p1", round_id="r1", ante=1_000, aa_bonus=500)
 TERMS_V1 = {

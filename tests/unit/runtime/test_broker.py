@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from holdem.runtime.broker import LaunchError, LocalBroker
+from holdem.ops.broker import LaunchError, LocalBroker
 
 # A stand-in for kafka.sh: records its arguments, prints a bootstrap list, fails on "start-node 3".
 FAKE = """#!/usr/bin/env bash

@@ -9,10 +9,10 @@ from types import ModuleType
 
 import pytest
 
-import holdem.runtime.demo_live as demo_live
-import holdem.runtime.demo_plot as demo_plot
+import holdem.harness.demo_live as demo_live
+import holdem.harness.demo_plot as demo_plot
 from holdem.core.contracts import RoundVoided, Settled
-from holdem.runtime.load import Tally
+from holdem.harness.load import Tally
 
 
 @pytest.mark.parametrize("module", [demo_live, demo_plot], ids=lambda m: m.__name__)

@@ -18,14 +18,14 @@ from support.messages import command
 from support.outbox import ListOutbox
 from support.toy import TOY
 
-from holdem.client.commands import partition_for_key
 from holdem.core.contracts import Call, Malfunction, dump
 from holdem.core.decider import Context
+from holdem.core.wire.partitioning import partition_for_key
+from holdem.core.wire.topics import Topics
 from holdem.runtime.loop import Rebuild, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.topics import Topics
 
 PARTITIONS = 3
 PLAYER = "p1"

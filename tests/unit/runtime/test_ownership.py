@@ -16,8 +16,8 @@ from holdem.core.contracts import (
     Reason,
     StakeTaken,
 )
-from holdem.runtime.audit import Record
-from holdem.runtime.ownership import check_ownership
+from holdem.harness.audit import Record
+from holdem.harness.ownership import check_ownership
 
 COMMITMENT = "0" * 64
 

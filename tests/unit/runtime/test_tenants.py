@@ -8,7 +8,7 @@ import hmac
 
 import pytest
 
-from holdem.runtime import tenants
+from holdem.ops import tenants
 
 
 def test_the_module_examples_hold() -> None:

@@ -6,10 +6,10 @@
 """
 
 from holdem.client.commands import command, new_id, partition_for
-from holdem.client.connection import ConnectionConfigError, KafkaConnection
 from holdem.client.operator import Operator, StalledError, Watch
 from holdem.client.player import Outcome, Player, Refused, Round, Voided, last_movement
-from holdem.client.topics import Topics, topics_from_env
+from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
+from holdem.core.wire.topics import Topics, topics_from_env
 
 __all__ = [
     "ConnectionConfigError",

@@ -1,33 +1,24 @@
 """Commands as the SDK builds them: idempotency keys generated or given, and where each lands.
 
 Every command is a record on the commands topic keyed by ``player_id`` (UTF-8). The SDK sends it
-through aiokafka's default partitioner, ``aiokafka.partitioner.DefaultPartitioner``: it hashes the
-key with ``murmur2`` (a port of Java's ``org.apache.kafka.common.utils.Utils.murmur2``, same seed
-0x9747b28c) and takes ``(hash & 0x7fffffff) % partitions``, which is what Java's
-``BuiltInPartitioner.partitionForKey`` computes (``Utils.toPositive(murmur2(key)) % n``). So a
-Java producer (or librdkafka with ``partitioner=murmur2_random``; its default
-``consistent_random`` is another hash) keyed the same way lands on the same partition, and every
-topic of one player shares one partition number (co-partitioning). The hashes below are the
-vectors of Kafka's own ``UtilsTest``, as unsigned 32-bit values (Java prints them signed:
--973932308, -790332482):
+through aiokafka's default partitioner (``murmur2``, the same as Java's and librdkafka's
+``murmur2_random``; librdkafka's default ``consistent_random`` is another hash), so it lands
+where ``holdem.core.wire.partitioning.partition_for`` says, which is what the services check.
 
->>> from aiokafka.partitioner import murmur2
->>> murmur2(b"21"), murmur2(b"foobar"), murmur2(b"abc")
-(3321034988, 3504634814, 479470107)
 >>> partition_for("foobar", 3)
 0
 """
 
 from __future__ import annotations
 
-import functools
 import uuid
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from aiokafka.partitioner import murmur2
-
 from holdem.core.contracts import Command
+from holdem.core.wire.partitioning import partition_for, partition_for_key
+
+__all__ = ["command", "new_id", "partition_for", "partition_for_key"]
 
 C = TypeVar("C", bound=Command)
 
@@ -62,22 +53,3 @@ def command(
         occurred_at=datetime.now(UTC),
         **fields,
     )
-
-
-# aiokafka's murmur2 is pure Python and every record a service reads is checked with it: a
-# bounded cache of the hashes of recent keys (players come back every round) does each once.
-_murmur2 = functools.lru_cache(maxsize=1 << 16)(murmur2)
-
-
-def partition_for(player_id: str, partitions: int) -> int:
-    """The partition of every topic that holds ``player_id``'s records (see the module doc)."""
-    return partition_for_key(player_id.encode(), partitions)
-
-
-def partition_for_key(key: bytes, partitions: int) -> int:
-    """Where Kafka's default partitioner puts a record with this key: what the services check
-    every record against (a record elsewhere is refused as ``wrong_partition``)."""
-    if partitions < 1:
-        raise ValueError(f"partitions must be >= 1, got {partitions}")
-    hashed: int = _murmur2(key)
-    return (hashed & 0x7FFFFFFF) % partitions

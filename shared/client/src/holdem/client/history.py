@@ -17,12 +17,12 @@ from typing import TextIO
 
 from aiokafka.errors import KafkaError
 
-from holdem.client.connection import ConnectionConfigError, KafkaConnection
 from holdem.client.operator import StalledError
 from holdem.client.queries import QueryClient, QueryRefusedError
 from holdem.core.contracts.queries import HISTORY_DEFAULT, HISTORY_KEPT
 from holdem.core.summary import render
 from holdem.core.terms import LANGUAGES
+from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 
 
 def _parser(prog: str) -> argparse.ArgumentParser:

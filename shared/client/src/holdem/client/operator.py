@@ -19,9 +19,6 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import Stamp, operator_of_prefix
-from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import (
     ChangeTable,
     CloseTable,
@@ -43,6 +40,9 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import Stamp, operator_of_prefix
+from holdem.core.wire.topics import Topics, topics_from_env
 
 TERMINAL: tuple[type[Message], ...] = (Settled, RoundVoided)
 # A read_committed fetch is not woken by a transaction's commit marker, so it waits the whole

@@ -11,7 +11,6 @@ from aiokafka.errors import KafkaError
 from rich.console import Console
 from rich.markup import escape
 
-from holdem.client.connection import ConnectionConfigError, KafkaConnection
 from holdem.client.operator import Operator, StalledError
 from holdem.client.play_view import (
     TableInfo,
@@ -24,7 +23,8 @@ from holdem.client.play_view import (
     table_line,
 )
 from holdem.client.player import Outcome, Player, Refused, Round, Voided
-from holdem.client.topics import topics_from_env
+from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
+from holdem.core.wire.topics import topics_from_env
 
 MENU = "[b]et, [r]ebet, [d]eposit, [h]istory, [q]uit"
 

@@ -102,7 +102,7 @@ def last_movement(end: Message) -> type[WalletEvent]:
 class Player:
     """Commands for one player at the table, each awaiting its answer (``step_s`` bound).
 
-    >>> from holdem.client.connection import KafkaConnection
+    >>> from holdem.core.wire.connection import KafkaConnection
     >>> alice = Player(Operator(KafkaConnection("127.0.0.1:9092")), "alice")
     >>> alice.player_id, alice.currency
     ('alice', 'EUR')

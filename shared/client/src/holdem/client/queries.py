@@ -16,10 +16,7 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.client.operator import FETCH_WAIT_MS, StalledError, stop_all
-from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import (
     BalanceQuery,
     BalanceReply,
@@ -37,6 +34,9 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.contracts.queries import Language, Query, Reply
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import Stamp, operator_of_prefix
+from holdem.core.wire.topics import Topics, topics_from_env
 
 R = TypeVar("R", bound=Reply)
 ANSWER_WITHIN_S = 10.0

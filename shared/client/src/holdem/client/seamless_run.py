@@ -14,12 +14,12 @@ import logging
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
-from holdem.client.topics import Topics, topics_from_env
 from holdem.core.contracts import ContractError, dump, parse
 from holdem.core.contracts.seamless import SeamlessRequest
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import Stamp, operator_of_prefix
+from holdem.core.wire.topics import Topics, topics_from_env
 
 log = logging.getLogger(__name__)
 

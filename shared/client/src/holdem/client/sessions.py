@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from holdem.client.connection import KafkaConnection
 from holdem.client.history import run_cli
 from holdem.client.operator import Operator
 from holdem.client.player import Player, Refused
+from holdem.core.wire.connection import KafkaConnection
 
 
 async def _end(args: argparse.Namespace, out: TextIO) -> None:

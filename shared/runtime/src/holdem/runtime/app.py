@@ -20,19 +20,14 @@ from faststream.specification import AsyncAPI
 from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.contracts import UNIONS
+from holdem.core.wire.headers import TYPE_HEADER
+from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import (
-    TYPE_HEADER,
-    BrokerOutbox,
-    FatalError,
-    Outbox,
-    TransactionalOutbox,
-)
+from holdem.runtime.outbox import BrokerOutbox, FatalError, Outbox, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import snapshot_topic
 from holdem.runtime.topics import ensure_topics
 
 log = structlog.get_logger(__name__)

@@ -21,12 +21,13 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
+from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.fenced_offsets import Member
 from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import replay, type_header
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import Snapshot, latest, snapshot_topic
+from holdem.runtime.snapshots import Snapshot, latest
 
 log = structlog.get_logger(__name__)
 FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short

@@ -12,12 +12,11 @@ from aiokafka import AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError, ProducerFenced
 from faststream.kafka import KafkaBroker
 
-from holdem.client.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.headers import TYPE_HEADER
 from holdem.runtime.fenced_offsets import FENCED, Member, install, remember
 
 log = structlog.get_logger(__name__)
-
-TYPE_HEADER = "type"  # every record we publish names its message type, so readers skip unparsed
 
 
 class Record(NamedTuple):

@@ -11,7 +11,6 @@ import asyncio
 import base64
 import contextlib
 import json
-import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,8 +21,6 @@ from typing import Any, Generic, NamedTuple, TypeVar
 import structlog
 from structlog.contextvars import bound_contextvars
 
-from holdem.client.commands import partition_for_key
-from holdem.client.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.contracts import (
     ADMIN_TYPES,
     COMMAND_TYPES,
@@ -39,28 +36,18 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.rejected import RAW_LIMIT
 from holdem.core.decider import Context
+from holdem.core.wire.headers import DEFAULT_OPERATOR, Headers, Stamp
+from holdem.core.wire.ids import ID as _ID
+from holdem.core.wire.partitioning import partition_for_key
+from holdem.core.wire.topics import ROLES, Topics
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, Outbox, Record
 from holdem.runtime.snapshots import Codec
-from holdem.runtime.topics import Topics
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
-ROLES = (
-    "commands",
-    "rounds",
-    "wallet",
-    "vault",
-    "rejected",
-    "queries",
-    "replies",
-    "seamless_replies",
-    "admin",
-    "tables",
-)
 DECIDE_ATTEMPTS = 3
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
-_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")  # the contracts' Id, checked before building one
 # A round's brand (ADR 021) is the brand its start carries: the wallet's BetPlaced (or, in seamless
 # mode, its DebitRequested), stamped from the PlaceBet's header. It is kept per partition until
 # the round ends, so every later record of the round carries it, timer-made ones included.

@@ -9,8 +9,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
-from holdem.client.connection import KafkaConnection, as_connection
-from holdem.runtime.outbox import TYPE_HEADER
+from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.headers import TYPE_HEADER
 
 FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
 # Records folded between two yields to the event loop: the fold is synchronous, and the

@@ -9,7 +9,7 @@ from faststream.security import (
     SASLScram512,
 )
 
-from holdem.client.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection
 
 _SASL = {"SCRAM-SHA-512": SASLScram512, "SCRAM-SHA-256": SASLScram256, "PLAIN": SASLPlaintext}
 

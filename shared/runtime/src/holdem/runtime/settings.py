@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import operator_of_prefix
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import operator_of_prefix
+from holdem.core.wire.topics import Topics
 
 
 class RuntimeSettings(BaseSettings):
@@ -66,7 +66,7 @@ class RuntimeSettings(BaseSettings):
 
     @property
     def tenant(self) -> str:
-        """The operator this deployment serves: its topic prefix (holdem.runtime.tenants)."""
+        """The operator this deployment serves: its topic prefix (holdem.ops.tenants)."""
         return operator_of_prefix(self.topic_prefix)
 
     @property

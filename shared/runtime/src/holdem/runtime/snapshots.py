@@ -23,8 +23,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from holdem.client.connection import KafkaConnection
-from holdem.client.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
 
 FORMAT = 1
 PARTS_FORMAT = 2  # one part of a snapshot written in parts
@@ -32,15 +31,6 @@ CHUNK_BYTES = 512 * 1024  # a part's share of the body: 683 KiB in base64, under
 MAX_PARTS = 4096  # 2 GiB: a state this big is a defect, not a snapshot
 LOOK_BACK = 64  # records read back from a partition's end to find its latest snapshot
 READ_TIMEOUT_S = 30.0
-
-
-def snapshot_topic(topics: Topics, service: str) -> str:
-    """``[prefix.]holdem.<service>.snapshots``
-
-    >>> snapshot_topic(Topics().with_prefix("t1"), "wallet")
-    't1.holdem.wallet.snapshots'
-    """
-    return topics.commands.removesuffix("holdem.commands") + f"holdem.{service}.snapshots"
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,10 @@
-"""The game's Kafka topic names and their idempotent creation with explicit partition counts."""
+"""The game's topics made sure of: created where the principal may (admin), else checked to exist
+with the one partition count co-partitioning needs, and to have serving leaders."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
-import os
 import time
 from collections.abc import Iterable
 
@@ -18,9 +17,8 @@ from aiokafka.errors import (
     for_code,
 )
 
-from holdem.client.connection import KafkaConnection, as_connection
-from holdem.client.topics import Topics  # defined in the SDK so it installs alone; re-exported
-from holdem.runtime.snapshots import snapshot_topic
+from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.topics import Topics, snapshot_topic
 
 SNAPSHOTTED = ("dealer", "wallet", "settlement", "query")  # the services whose state is snapshotted
 
@@ -31,7 +29,7 @@ class TopicPartitionMismatchError(RuntimeError):
     """An existing topic has another partition count than asked: co-partitioning would break."""
 
 
-__all__ = ["TopicPartitionMismatchError", "Topics", "ensure_topics", "main"]
+__all__ = ["TopicPartitionMismatchError", "ensure_topics"]
 
 MAX_REPLICAS = 3  # an operator's cluster keeps three copies of every record
 MIN_INSYNC = 2  # and acknowledges a write (acks=all) once two of them have it
@@ -154,30 +152,3 @@ async def _wait_until_leaders_serve(
         )
     finally:
         await consumer.stop()
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m holdem.runtime.topics`: create the game's topics (compose's topic-init step),
-    as the principal of the HOLDEM_KAFKA_* variables (admin)."""
-    parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("--bootstrap", default=os.environ.get("HOLDEM_KAFKA_BOOTSTRAP"))
-    parser.add_argument(
-        "--partitions", type=int, default=int(os.environ.get("HOLDEM_PARTITIONS", "3"))
-    )
-    parser.add_argument(
-        "--replication", type=int, default=None, help="default: one per broker, at most 3"
-    )
-    parser.add_argument("--prefix", default="", help="put every topic under PREFIX.")
-    parser.add_argument("--wait", type=float, default=60.0, help="seconds to wait for Kafka")
-    args = parser.parse_args(argv)
-    if not args.bootstrap:
-        parser.error("--bootstrap or HOLDEM_KAFKA_BOOTSTRAP is required")
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    topics = Topics().with_prefix(args.prefix) if args.prefix else Topics()
-    connection = KafkaConnection.from_env(bootstrap=args.bootstrap)
-    asyncio.run(ensure_topics(connection, topics, args.partitions, args.replication, args.wait))
-    print(" ".join(f"{name}:{args.partitions}" for name in topics.names()))
-
-
-if __name__ == "__main__":
-    main()

@@ -8,13 +8,17 @@ from typing import Annotated, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from holdem.core.wire.ids import ID_ALPHABET, ID_MAX_LENGTH
+
 # One stake, payout or balance change. Minor units (cents); 10^12 rejects absurd amounts while
 # leaving room for any real table. Negative amounts never validate.
 MAX_AMOUNT = 10**12
 Amount = Annotated[int, Field(strict=True, ge=0, le=MAX_AMOUNT)]
 PositiveAmount = Annotated[int, Field(strict=True, gt=0, le=MAX_AMOUNT)]
 Balance = Annotated[int, Field(strict=True, ge=-(10**15), le=10**15)]
-Id = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")]
+Id = Annotated[
+    str, StringConstraints(min_length=1, max_length=ID_MAX_LENGTH, pattern=rf"^{ID_ALPHABET}+$")
+]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CardText = Annotated[str, StringConstraints(pattern=r"^[2-9TJQKA][cdhs]$")]
 

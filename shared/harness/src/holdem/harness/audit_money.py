@@ -23,7 +23,7 @@ from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, Se
 from holdem.core.contracts.wallet import WalletEvent
 
 if TYPE_CHECKING:
-    from holdem.runtime.audit import Record, RoundKey, RoundLog
+    from holdem.harness.audit import Record, RoundKey, RoundLog
 
 AccountKey = tuple[str, str, str]  # (player_id, currency, mode)
 Balances = Mapping[AccountKey, tuple[int, int]]  # -> (available, held)

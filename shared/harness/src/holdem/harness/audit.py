@@ -9,8 +9,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from holdem.client.connection import KafkaConnection
-from holdem.client.headers import Stamp, operator_of_prefix
 from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
@@ -27,13 +25,14 @@ from holdem.core.contracts import (
 )
 from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.verify import VerificationError, differences, result_of
-from holdem.runtime.audit_money import Balances, money_violations
-from holdem.runtime.audit_read import read_topic
-from holdem.runtime.audit_seamless import seamless_violations
-from holdem.runtime.audit_sessions import session_violations
-from holdem.runtime.audit_tables import table_violations
-from holdem.runtime.processor import ROLES
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import Stamp, operator_of_prefix
+from holdem.core.wire.topics import ROLES, Topics
+from holdem.harness.audit_money import Balances, money_violations
+from holdem.harness.audit_read import read_topic
+from holdem.harness.audit_seamless import seamless_violations
+from holdem.harness.audit_sessions import session_violations
+from holdem.harness.audit_tables import table_violations
 
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
 # Written by someone else than the services (the operator's clients, the admin, the operator's

@@ -1,12 +1,36 @@
-"""The game's Kafka topic names: the defaults are the contract, a prefix isolates tenants."""
+"""The game's Kafka topics: their roles, their names (the defaults are the contract; a prefix
+isolates tenants) and each service's snapshot topic."""
 
 from __future__ import annotations
 
 import os
 import uuid
 from collections.abc import Mapping
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
+
+
+class TopicRole(StrEnum):
+    """What a topic is for; a ``Topics`` field of the same name holds its name.
+
+    >>> TopicRole.WALLET == "wallet", Topics().name(TopicRole.VAULT)
+    (True, 'holdem.dealer.vault')
+    """
+
+    COMMANDS = "commands"
+    ROUNDS = "rounds"
+    WALLET = "wallet"
+    VAULT = "vault"
+    REJECTED = "rejected"
+    QUERIES = "queries"
+    REPLIES = "replies"
+    SEAMLESS_REPLIES = "seamless_replies"
+    ADMIN = "admin"
+    TABLES = "tables"
+
+
+ROLES: tuple[TopicRole, ...] = tuple(TopicRole)
 
 
 class Topics(BaseModel):
@@ -33,6 +57,10 @@ class Topics(BaseModel):
     seamless_replies: str = "holdem.seamless.replies"
     admin: str = "holdem.admin"  # the admin's table commands, keyed by table_id
     tables: str = "holdem.tables"  # table events (opened, changed, closed), keyed by table_id
+
+    def name(self, role: str) -> str:
+        """The name of the topic of ``role`` (a ``TopicRole``)."""
+        return str(getattr(self, TopicRole(role).value))
 
     def names(self) -> tuple[str, ...]:
         """All topic names, in field order."""
@@ -63,3 +91,12 @@ def topics_from_env(environ: Mapping[str, str] | None = None) -> Topics:
     """
     prefix = (os.environ if environ is None else environ).get("HOLDEM_TOPIC_PREFIX", "")
     return Topics().with_prefix(prefix) if prefix else Topics()
+
+
+def snapshot_topic(topics: Topics, service: str) -> str:
+    """``[prefix.]holdem.<service>.snapshots``: where a service keeps its state's snapshots.
+
+    >>> snapshot_topic(Topics().with_prefix("t1"), "wallet")
+    't1.holdem.wallet.snapshots'
+    """
+    return topics.commands.removesuffix("holdem.commands") + f"holdem.{service}.snapshots"

@@ -16,9 +16,8 @@ from aiokafka.protocol.admin import (
 )
 from aiokafka.protocol.api import Request
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime.snapshots import snapshot_topic
-from holdem.runtime.topics import Topics
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics, snapshot_topic
 
 
 @dataclass(frozen=True)
@@ -206,8 +205,8 @@ async def describe(connection: KafkaConnection) -> list[Acl]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m holdem.runtime.acl plan|apply`: print the ACL set, or apply it as admin."""
-    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.acl", description=main.__doc__)
+    """`python -m holdem.ops.acl plan|apply`: print the ACL set, or apply it as admin."""
+    parser = argparse.ArgumentParser(prog="python -m holdem.ops.acl", description=main.__doc__)
     parser.add_argument("action", choices=("plan", "apply", "show"))
     parser.add_argument("--prefix", default="", help="topic prefix (tests, tenants)")
     parser.add_argument("--json", action="store_true", help="JSON instead of a table")

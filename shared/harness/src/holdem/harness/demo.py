@@ -19,19 +19,20 @@ from holdem.client import KafkaConnection, Operator
 from holdem.core.cards import parse_cards
 from holdem.core.rtp import PUBLISHED
 from holdem.core.strategy import Decide
-from holdem.runtime.audit import AuditReport, audit_run
-from holdem.runtime.demo_live import live_view
-from holdem.runtime.demo_plot import plot_rtp
-from holdem.runtime.demo_report import Exact, exact_rtp, strategy_for, summary
-from holdem.runtime.launcher import (
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import AuditReport, audit_run
+from holdem.harness.demo_live import live_view
+from holdem.harness.demo_plot import plot_rtp
+from holdem.harness.demo_report import Exact, exact_rtp, strategy_for, summary
+from holdem.harness.load import Plan, Tally, fund, play
+from holdem.ops.launcher import (
     METRICS_PORTS,
     Launcher,
     LocalBroker,
     free_port,
     principals_from_env,
 )
-from holdem.runtime.load import Plan, Tally, fund, play
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.runtime.topics import ensure_topics
 
 DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
 EXACT_TIMEOUT_S = 600.0  # the full enumeration takes ~30 s on two cores, once; then it is cached
@@ -57,7 +58,7 @@ class Setup:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     env = os.environ
-    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.demo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m holdem.harness.demo", description=__doc__)
     add = parser.add_argument
     add("--rounds", type=int, default=0, help=f"rounds to play; 0 = {DEFAULT_ROUNDS}")
     add("--players", type=int, default=16, help="players betting at the same time")

@@ -20,8 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from holdem.client.connection import PREFIX, KafkaConnection
-from holdem.runtime.broker import (  # re-exported: the launcher's users import them from here
+from holdem.core.wire.connection import PREFIX, KafkaConnection
+from holdem.ops.broker import (  # re-exported: the launcher's users import them from here
     LaunchError,
     LocalBroker,
     kafka_script,

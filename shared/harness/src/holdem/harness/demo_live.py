@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from holdem.runtime.load import Tally, percentile
+from holdem.harness.load import Tally, percentile
 
 LIVE_REFRESH_S = 0.25
 PLAIN_EVERY_S = 5.0  # CI logs get a line this often, not a redrawn screen

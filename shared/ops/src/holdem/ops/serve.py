@@ -10,9 +10,10 @@ import signal
 import sys
 from pathlib import Path
 
-from holdem.runtime.broker import LocalBroker, kafka_script
-from holdem.runtime.launcher import METRICS_PORTS, Launcher, LaunchError, free_port
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.topics import Topics
+from holdem.ops.broker import LocalBroker, kafka_script
+from holdem.ops.launcher import METRICS_PORTS, Launcher, LaunchError, free_port
+from holdem.runtime.topics import ensure_topics
 
 WATCH_EVERY_S = 1.0
 
@@ -23,7 +24,7 @@ def default_dir() -> Path:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.serve", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m holdem.ops.serve", description=__doc__)
     add = parser.add_argument
     add("--dir", type=Path, default=None, help="broker run dir; default deploy/kafka/.run")
     add("--wipe", action="store_true", help="start from an empty broker with new credentials")

@@ -12,8 +12,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from holdem.client.connection import PREFIX, KafkaConnection
-from holdem.runtime import acl
+from holdem.core.wire.connection import PREFIX, KafkaConnection
+from holdem.ops import acl
 
 BROKER_UP_TIMEOUT_S = 600.0  # a cold machine downloads the broker's jars first
 BROKER_DOWN_TIMEOUT_S = 60.0

@@ -7,7 +7,7 @@ Phase ``cluster``: the same on a three-node cluster, with one node SIGKILLed and
 Actions fire as the rounds ended reach evenly spaced marks, so each lands under load. A
 process that exits on its own (status 70 after a broker loss, say) is started again as a
 supervisor would, and counted. Afterwards every record of the run is audited
-(holdem.runtime.audit) and checked for ownership (holdem.runtime.ownership); the run prints
+(holdem.harness.audit) and checked for ownership (holdem.harness.ownership); the run prints
 its figures and exits 1 on any violation or stalled round."""
 
 from __future__ import annotations
@@ -26,15 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holdem.client import Operator
-from holdem.client.headers import operator_of_prefix
 from holdem.core.rules import Decision
 from holdem.core.strategy import STRATEGIES, Decide
-from holdem.runtime.audit import check, read_run
-from holdem.runtime.broker import LaunchError, LocalBroker
-from holdem.runtime.launcher import SERVICES, Launcher
-from holdem.runtime.load import Plan, Tally, fund, play
-from holdem.runtime.ownership import check_ownership
-from holdem.runtime.topics import Topics, ensure_topics
+from holdem.core.wire.headers import operator_of_prefix
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import check, read_run
+from holdem.harness.load import Plan, Tally, fund, play
+from holdem.harness.ownership import check_ownership
+from holdem.ops.broker import LaunchError, LocalBroker
+from holdem.ops.launcher import SERVICES, Launcher
+from holdem.runtime.topics import ensure_topics
 
 STEP_S = 180.0  # bound on each wait of a round: a broker restart and a takeover may both fall in
 MIXED = ("basic", "basic-bonus", "always-call", "coin")  # "coin": call or fold at random
@@ -342,7 +343,7 @@ async def run(config: Config) -> list[Figures]:
 
 
 def parse_args(argv: list[str] | None) -> Config:
-    parser = argparse.ArgumentParser(prog="python -m holdem.runtime.chaos", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m holdem.harness.chaos", description=__doc__)
     add = parser.add_argument
     defaults = Config(log_dir=Path())
     add("--rounds", type=int, default=defaults.rounds, help="rounds on the single broker")

@@ -11,7 +11,7 @@ The principal is a SCRAM-SHA-512 user created at run time with the AlterUserScra
 request (KIP-554): the salted password is computed here (RFC 5802 Hi = PBKDF2-HMAC-SHA-512), so
 the password itself never crosses the wire.
 
-    python -m holdem.runtime.tenants add acme --env DIR/clients/admin.env --out DIR/clients
+    python -m holdem.ops.tenants add acme --env DIR/clients/admin.env --out DIR/clients
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from aiokafka.protocol.types import (
     TaggedFields,
 )
 
-from holdem.client.connection import KafkaConnection
-from holdem.runtime import acl
+from holdem.core.wire.connection import KafkaConnection
+from holdem.ops import acl
 
 TENANT_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
 SCRAM_SHA_512 = 2  # org.apache.kafka.clients.admin.ScramMechanism
@@ -59,7 +59,7 @@ def check_tenant(tenant: str) -> str:
     >>> check_tenant("acme.eu")
     Traceback (most recent call last):
     ...
-    holdem.runtime.tenants.TenantError: not a tenant id: 'acme.eu' (a-z, 0-9, '-'; at most 31)
+    holdem.ops.tenants.TenantError: not a tenant id: 'acme.eu' (a-z, 0-9, '-'; at most 31)
     """
     if not TENANT_ID.match(tenant):
         raise TenantError(f"not a tenant id: {tenant!r} (a-z, 0-9, '-'; at most 31)")
@@ -175,7 +175,7 @@ async def add_tenant(
 
 def write_env(connection: KafkaConnection, path: Path) -> None:
     """The principal's HOLDEM_KAFKA_* variables, as kafka.sh writes them (mode 0600)."""
-    lines = [f"# holdem.runtime.tenants: the {connection.username} principal"]
+    lines = [f"# holdem.ops.tenants: the {connection.username} principal"]
     lines += [f"{key}={value}" for key, value in connection.env().items()]
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -184,11 +184,9 @@ def write_env(connection: KafkaConnection, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m holdem.runtime.tenants add|plan TENANT`: create a tenant's operator principal
+    """`python -m holdem.ops.tenants add|plan TENANT`: create a tenant's operator principal
     and grant its ACLs (as admin), or print its ACL plan."""
-    parser = argparse.ArgumentParser(
-        prog="python -m holdem.runtime.tenants", description=main.__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m holdem.ops.tenants", description=main.__doc__)
     parser.add_argument("action", choices=("add", "plan"))
     parser.add_argument("tenant")
     parser.add_argument("--env", help="admin's env file (else the HOLDEM_KAFKA_* environment)")

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from holdem.core.rtp import PUBLISHED
 from holdem.core.sim import exact_figures
 from holdem.core.strategy import STRATEGIES, Decide
-from holdem.runtime.audit import AuditReport
-from holdem.runtime.load import Plan, Tally, percentile
+from holdem.harness.audit import AuditReport
+from holdem.harness.load import Plan, Tally, percentile
 
 if TYPE_CHECKING:
-    from holdem.runtime.demo import Setup
+    from holdem.harness.demo import Setup
 
 OUTCOMES = ("win", "lose", "push", "fold", "voided")
 SHOWN_VIOLATIONS = 10

@@ -1,4 +1,5 @@
-"""Kafka record headers that name who a record is for: the operator (tenant) and the brand.
+"""Kafka record headers: the message ``type``, and who a record is for: the operator (tenant) and
+the brand.
 
 They travel beside the body, like the ``type`` header, so that no released contract changes
 (ADR 021). Every record a service publishes carries ``operator``; a record of a round whose bet
@@ -15,16 +16,17 @@ it is accepted (clients from before ADR 021).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from holdem.core.wire.ids import ID
+
+TYPE_HEADER = "type"  # every record we publish names its message type, so readers skip unparsed
 OPERATOR_HEADER = "operator"
 BRAND_HEADER = "brand"
-DEFAULT_OPERATOR = "default"  # a deployment without a topic prefix (holdem.runtime.tenants)
-# A brand is an id of the contracts' alphabet (holdem.core.contracts.base.Id).
-BRAND_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
+DEFAULT_OPERATOR = "default"  # a deployment without a topic prefix (holdem.ops.tenants)
+BRAND_ID = ID  # a brand is an id of the contracts' alphabet
 
 Headers = Iterable[tuple[str, bytes]] | Mapping[str, Any] | None
 

@@ -6,7 +6,7 @@ import time
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
-from holdem.client.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection
 
 READ_TIMEOUT_S = 120.0
 
