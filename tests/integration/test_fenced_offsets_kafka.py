@@ -11,7 +11,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 from support.kafka import Cluster
 
-from holdem.runtime.fenced_offsets import Member
+from holdem.runtime.kafka_internals import Member, membership
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.topics import ensure_topics
 
@@ -22,8 +22,9 @@ async def joined(consumer: AIOKafkaConsumer) -> Member:
     for _ in range(100):
         await consumer.getmany(timeout_ms=200)
         if consumer.assignment():
-            coordinator = consumer._coordinator
-            return Member(coordinator.generation, coordinator.member_id)
+            now = membership(consumer)
+            assert now.generation is not None and now.member_id is not None
+            return Member(now.generation, now.member_id)
     raise AssertionError("the consumer never got its assignment")
 
 

@@ -22,7 +22,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError
 
 from holdem.core.wire.topics import snapshot_topic
-from holdem.runtime.fenced_offsets import Member
+from holdem.runtime.kafka_internals import Member, busy, membership
 from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import replay, type_header
@@ -167,9 +167,7 @@ class ServiceLoop:
         group once a replay outlasts max_poll_interval (5 min: a cold start on a million
         rounds), the rejoin assigns the partitions again, and the rebuild starts over for ever
         (seen in the restart bench). Its poll clock is the one a fetch holds still."""
-        subscription = getattr(self.consumer, "_subscription", None)
-        busy = getattr(subscription, "fetch_context", None)
-        return busy() if callable(busy) else contextlib.nullcontext()
+        return busy(self.consumer)
 
     async def _rebuild(self, partitions: list[int]) -> None:
         processor = self.processor
@@ -298,14 +296,13 @@ class ServiceLoop:
 
     def identity(self) -> Member | None:
         """This member as the group coordinator knows it: what fences its offset commits."""
-        member_id = getattr(getattr(self.consumer, "_coordinator", None), "member_id", None)
-        if not isinstance(member_id, str) or self.generation is None:
+        member_id = membership(self.consumer).member_id
+        if member_id is None or self.generation is None:
             return None
         return Member(self.generation, member_id)
 
     def current_generation(self) -> int | None:
-        coordinator = getattr(self.consumer, "_coordinator", None)
-        return getattr(coordinator, "generation", None)
+        return membership(self.consumer).generation
 
     def member(self) -> bool:
         """Still the member of the generation this state was rebuilt for, with no rebalance
@@ -313,12 +310,10 @@ class ServiceLoop:
         learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
         group id alone (no KIP-447 generation check): a batch it committed then would be decided
         a second time by the partition's new owner. So it stops deciding by itself."""
-        coordinator = getattr(self.consumer, "_coordinator", None)
-        if coordinator is None or self.generation is None:
+        now = membership(self.consumer)
+        if now.generation is None or self.generation is None:
             return False
-        rejoin = getattr(coordinator, "_rejoin_needed_fut", None)
-        pending = rejoin is not None and rejoin.done()
-        return coordinator.generation == self.generation and not pending
+        return now.generation == self.generation and not now.rejoin_pending
 
     async def _decide(self, batch: dict[TopicPartition, list[Any]]) -> None:
         processor = self.processor

@@ -14,7 +14,7 @@ from faststream.kafka import KafkaBroker
 
 from holdem.core.wire.connection import KafkaConnection, as_connection
 from holdem.core.wire.headers import TYPE_HEADER
-from holdem.runtime.fenced_offsets import FENCED, Member, install, remember
+from holdem.runtime.kafka_internals import FENCED, Member, install, send_offsets_as
 
 log = structlog.get_logger(__name__)
 
@@ -57,9 +57,6 @@ class Outbox(Protocol):
         """Publish what was sent since the last commit (ticks; in-memory delivery)."""
 
 
-install()  # every transactional producer of ours sends generation-fenced offsets
-
-
 class TransactionalOutbox:
     """Exactly-once per poll batch: the records of every decision of a batch and the consumer
     offsets of that batch are committed in one aiokafka transaction
@@ -84,6 +81,7 @@ class TransactionalOutbox:
     async def start(self) -> None:
         # Made here, not in __init__: aiokafka needs a running loop, and a service's app is
         # built before its loop runs (holdem.runtime.app.run).
+        install()  # its offset commits are generation-fenced (KIP-447)
         self._producer = AIOKafkaProducer(
             **self._connection.kwargs(),
             transactional_id=self._transactional_id,
@@ -122,8 +120,7 @@ class TransactionalOutbox:
             records, self._pending = self._pending, []
             snapshots, self._snapshots = self._snapshots, []
             if records or offsets or snapshots:
-                remember(self.transactional_id, member)
-                await self._commit(records, offsets, group_id, snapshots)
+                await self._commit(records, offsets, group_id, snapshots, member)
 
     async def _commit(
         self,
@@ -131,6 +128,7 @@ class TransactionalOutbox:
         offsets: Offsets,
         group_id: str | None,
         snapshots: list[tuple[str, int, bytes, bytes]],
+        member: Member | None,
     ) -> None:
         producer = self._producer
         if producer is None:
@@ -148,7 +146,7 @@ class TransactionalOutbox:
                     for name, partition, part_key, snapshot in snapshots:
                         await producer.send(name, value=snapshot, key=part_key, partition=partition)
                     if offsets and group_id is not None:
-                        await producer.send_offsets_to_transaction(offsets, group_id)
+                        await send_offsets_as(producer, offsets, group_id, member)
                 return
             except ProducerFenced as error:  # another instance took our transactional id
                 raise FatalError(f"producer fenced: {error!r}") from error

@@ -1,24 +1,28 @@
-"""Generation-fenced transactional offset commits (KIP-447) for aiokafka's producer.
+"""Every use of aiokafka's private API, in one module: it names the versions it was tested with
+and refuses others at import, so an upgrade of aiokafka fails loudly here, not silently in a loop.
 
-aiokafka sends a transaction's consumer offsets with TxnOffsetCommit v0, which names the group
-only: the group coordinator accepts it from a member that has lost its partitions. A member
-frozen past its session (a broker restart, a stalled process) can then commit a batch that the
-partition's new owner decides again: a payout paid twice, a round dealt with two decks (found by
-`make chaos`, ADR 017). Version 3 of the request carries the member's generation and member id,
-and the coordinator refuses it (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) from
-a member that is no longer the one it assigned the partitions to; the transaction then aborts,
-so nothing that member decided becomes visible.
-
-``install()`` swaps aiokafka's TxnOffsetCommit handler for one that sends v3 with the member's
-identity, which the outbox registers (``remember``) before each ``send_offsets_to_transaction``;
-without one it sends v0 as before.
+1. Generation-fenced transactional offset commits (KIP-447). aiokafka sends a transaction's
+   consumer offsets with TxnOffsetCommit v0, which names the group only: the group coordinator
+   accepts it from a member that has lost its partitions. A member frozen past its session (a
+   broker restart, a stalled process) can then commit a batch that the partition's new owner
+   decides again: a payout paid twice, a round dealt with two decks (found by `make chaos`,
+   ADR 017). Version 3 of the request carries the member's generation and member id, and the
+   coordinator refuses it (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID) from a
+   member that is no longer the one it assigned the partitions to; the transaction then aborts,
+   so nothing that member decided becomes visible. ``install()`` (called by the outbox before its
+   producer starts) swaps aiokafka's TxnOffsetCommit handler for one that sends v3 with the
+   identity the outbox gives its producer (``send_offsets_as``); without one it sends v0.
+2. The consumer's group membership as the coordinator knows it (member id, generation, a rejoin
+   pending) and its poll clock (a rebuild counts as polling): ``membership``, ``busy``.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+import aiokafka
 import aiokafka.errors as errors
 from aiokafka.producer import sender as aiokafka_sender
 from aiokafka.protocol.api import Request, RequestStruct, Response
@@ -31,6 +35,13 @@ from aiokafka.protocol.types import (
     Schema,
     TaggedFields,
 )
+
+TESTED = ("0.14.",)  # aiokafka releases whose private API this module was tested with
+if not aiokafka.__version__.startswith(TESTED):
+    raise ImportError(
+        f"holdem.runtime.kafka_internals was tested with aiokafka {TESTED}, not "
+        f"{aiokafka.__version__}: check the private API it uses before allowing it"
+    )
 
 # The coordinator's answers to an offset commit from a member it no longer knows as the owner.
 FENCED = (
@@ -50,15 +61,19 @@ class Member:
     group_instance_id: str | None = None
 
 
-_members: dict[str, Member] = {}  # transactional id -> the member its next offsets come from
+_MEMBER = "holdem_member"  # the attribute of a producer's transaction manager that names it
 
 
-def remember(transactional_id: str, member: Member | None) -> None:
-    """The member whose offsets this producer sends next (None: send them unfenced)."""
-    if member is None:
-        _members.pop(transactional_id, None)
-    else:
-        _members[transactional_id] = member
+async def send_offsets_as(
+    producer: aiokafka.AIOKafkaProducer,
+    offsets: dict[Any, int],
+    group_id: str,
+    member: Member | None,
+) -> None:
+    """``producer.send_offsets_to_transaction`` as ``member`` of the group (None: unfenced, v0).
+    The member rides on this producer's own transaction manager, which the handler reads."""
+    setattr(producer._txn_manager, _MEMBER, member)
+    await producer.send_offsets_to_transaction(offsets, group_id)
 
 
 class TxnOffsetCommitResponse_v3(Response):  # type: ignore[misc]
@@ -157,7 +172,7 @@ class FencedTxnOffsetCommitHandler(aiokafka_sender.TxnOffsetCommitHandler):  # t
 
     def create_request(self) -> Any:
         request = super().create_request()
-        member = _members.get(self._sender._txn_manager.transactional_id)
+        member = getattr(self._sender._txn_manager, _MEMBER, None)
         if member is None:
             return request
         fields = {
@@ -186,5 +201,37 @@ class FencedTxnOffsetCommitHandler(aiokafka_sender.TxnOffsetCommitHandler):  # t
 
 
 def install() -> None:
-    """Have every aiokafka producer of this process send fenced offset commits (idempotent)."""
+    """Have aiokafka's sender build our handler for every TxnOffsetCommit (idempotent; a producer
+    that names no member still sends v0)."""
     aiokafka_sender.TxnOffsetCommitHandler = FencedTxnOffsetCommitHandler
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A consumer's group membership as its coordinator holds it now."""
+
+    member_id: str | None
+    generation: int | None
+    rejoin_pending: bool
+
+
+def membership(consumer: aiokafka.AIOKafkaConsumer) -> Membership:
+    """The member id, generation and whether a rejoin is pending (aiokafka's coordinator)."""
+    coordinator = getattr(consumer, "_coordinator", None)
+    if coordinator is None:
+        return Membership(None, None, False)
+    member_id = getattr(coordinator, "member_id", None)
+    rejoin = getattr(coordinator, "_rejoin_needed_fut", None)
+    return Membership(
+        member_id if isinstance(member_id, str) else None,
+        getattr(coordinator, "generation", None),
+        rejoin is not None and rejoin.done(),
+    )
+
+
+def busy(consumer: aiokafka.AIOKafkaConsumer) -> contextlib.AbstractContextManager[Any]:
+    """A context in which the member counts as polling (its poll clock, the one a fetch holds
+    still), so a long rebuild does not make it leave the group after max_poll_interval."""
+    subscription = getattr(consumer, "_subscription", None)
+    fetching = getattr(subscription, "fetch_context", None)
+    return fetching() if callable(fetching) else contextlib.nullcontext()
