@@ -216,6 +216,23 @@ def violations(
         found += seamless_violations(published, replies, require_closed=require_ended)
     found += table_violations(records)
     found += session_violations(records)
+    found += event_id_violations(records)
+    return found
+
+
+def event_id_violations(records: Iterable[Record]) -> list[str]:
+    """Every ``event_id`` that two records the services wrote share, on any topics: an operator
+    that de-duplicates on it would drop one of them."""
+    seen: dict[str, str] = {}
+    found = []
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        event_id = getattr(record.message, "event_id", None)
+        if record.role in WRITTEN_OUTSIDE or event_id is None:
+            continue
+        where = f"{record.role}[{record.partition}]@{record.offset}"
+        first = seen.setdefault(event_id, where)
+        if first != where:
+            found.append(f"event_id {event_id} on {first} and again on {where}")
     return found
 
 

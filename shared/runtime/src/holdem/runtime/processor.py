@@ -364,7 +364,7 @@ class Processor(Generic[S]):
         for attempt in range(1, DECIDE_ATTEMPTS + 1):
             try:
                 ctx = make(message, now)
-                ctx.seed = origin.seed  # output ids from where the input is, not from its ids
+                ctx.seed = self._seed(origin)  # ids from where the input is, not from its ids
                 events = self.spec.decide(self.state, message, ctx)
                 break
             except Exception as error:  # a poison message must not block the partition
@@ -377,6 +377,12 @@ class Processor(Generic[S]):
         if self.spec.on_handled is not None:
             self.spec.on_handled(self.state, message, events)
         self._update_open_rounds()
+
+    def _seed(self, origin: Origin) -> str:
+        """What the ids of the events decided on ``origin`` derive from: the record's
+        coordinates, which no client chooses, and this service, since several services read
+        one record (the wallet and settlement both decide on a ``round.called``)."""
+        return f"{self.spec.name}@{origin.seed}"
 
     def _update_open_rounds(self) -> None:
         if self.spec.open_rounds is not None:
@@ -406,7 +412,7 @@ class Processor(Generic[S]):
                 self.state = self.spec.evolve(self.state, event)
 
     async def _poison(self, message: Envelope, origin: Origin, error: Exception) -> None:
-        ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{origin.seed}")
+        ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{self._seed(origin)}")
         detail = f"{type(error).__name__}: {error}"
         events: list[Message] = [
             self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.key)
@@ -432,7 +438,7 @@ class Processor(Generic[S]):
         """Dead-letter one record with its reason. Built only from checked or truncated parts,
         so the rejection itself cannot fail to validate."""
         ctx = Context(
-            now=self.clock(), cause_id=_safe_id(origin.seed) or "record", seed=origin.seed
+            now=self.clock(), cause_id=_safe_id(origin.seed) or "record", seed=self._seed(origin)
         )
         event = self._rejection(
             ctx, origin, reason, detail, _lenient_field(origin.raw, "player_id")
