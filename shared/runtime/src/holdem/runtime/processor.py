@@ -412,7 +412,9 @@ class Processor(Generic[S]):
                 self.state = self.spec.evolve(self.state, event)
 
     async def _poison(self, message: Envelope, origin: Origin, error: Exception) -> None:
-        ctx = Context(now=self.clock(), cause_id=message.event_id, seed=f"poison/{self._seed(origin)}")
+        ctx = Context(
+            now=self.clock(), cause_id=message.event_id, seed=f"poison/{self._seed(origin)}"
+        )
         detail = f"{type(error).__name__}: {error}"
         events: list[Message] = [
             self._rejection(ctx, origin, Reason.PROCESSING_FAILED, detail, message.key)
