@@ -21,6 +21,7 @@ from holdem.core.contracts import (
     Reason,
     Settled,
     VoidRound,
+    Withdraw,
 )
 from holdem.core.wire.topics import Topics
 
@@ -282,3 +283,33 @@ async def test_the_after_test_audit_fails_on_a_forged_second_payout(stack: Stack
 
     with pytest.raises(AssertionError, match="applied 2 times"):
         await stack.assert_sound(player, timeout=3)
+
+
+async def test_a_command_id_is_scoped_per_player_and_owning_service(stack: Stack) -> None:
+    """ADR 022: within the dealer's commands, or within the wallet's, a reused command_id with
+    another command is refused ``duplicate`` once and changes nothing; the two services' commands
+    are two scopes, so the wallet credits a Deposit that reuses a Call's id."""
+    player = new_player()
+    await stack.send(command(Deposit, player, command_id="dep-1", currency="EUR", amount=FUNDS))
+    await stack.event(player, "wallet.deposited")
+    round_id = await dealt(stack, player, RoundEvents())
+    await stack.send(command(Call, player, command_id="dec-1", round_id=round_id))
+    await stack.event(player, "round.settled", round_id)
+
+    await stack.send(command(Fold, player, command_id="dec-1", round_id=round_id))
+    refused = await stack.event(player, "round.command_rejected", round_id)
+    assert (refused.reason, refused.command_type) == (Reason.DUPLICATE, "command.fold")
+    await stack.send(command(Withdraw, player, command_id="dep-1", currency="EUR", amount=1))
+    refused = await stack.event(player, "wallet.rejected")
+    assert (refused.reason, refused.command_type) == (Reason.DUPLICATE, "command.withdraw")
+
+    await stack.send(command(Deposit, player, command_id="dec-1", currency="EUR", amount=100))
+
+    def deposits() -> list[int]:
+        return [e.amount for e in stack.events(player, "wallet") if e.type == "wallet.deposited"]
+
+    await stack.wait_for(lambda: len(deposits()) == 2, "the second scope's deposit")
+    assert deposits() == [FUNDS, 100]
+    kinds = [e.type for e in stack.events(player, "wallet")]
+    assert "wallet.withdrawn" not in kinds and kinds.count("wallet.rejected") == 1
+    await stack.assert_sound(player)

@@ -8,7 +8,7 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import DeckSealed, Message, type_names
+from holdem.core.contracts import COMMAND_OWNERS, DeckSealed, Message, type_names
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
@@ -25,9 +25,7 @@ from holdem.runtime.snapshots import Codec
 
 log = structlog.get_logger(__name__)
 NAME = "dealer"
-OWNED_COMMANDS = frozenset(
-    {"command.call", "command.fold", "command.void_round", "command.end_session"}
-)
+OWNED_COMMANDS = COMMAND_OWNERS["dealer"]  # and its command ids' scope (ADR 022)
 
 
 def csprng_deck() -> tuple[Sequence[int], bytes]:

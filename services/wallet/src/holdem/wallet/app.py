@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import (
     ADMIN_TYPES,
+    COMMAND_OWNERS,
     COMMAND_TYPES,
     BetPlaced,
     Dealt,
@@ -32,17 +33,7 @@ from holdem.wallet.state import State, evolve, initial_state
 
 log = structlog.get_logger(__name__)
 NAME = "wallet"
-OWNED_COMMANDS = frozenset(
-    {
-        "command.place_bet",
-        "command.rebet",
-        "command.deposit",
-        "command.withdraw",
-        "command.grant_fun",
-        "command.reset_fun",
-        *ADMIN_TYPES,
-    }
-)
+OWNED_COMMANDS = COMMAND_OWNERS["wallet"] | ADMIN_TYPES  # and its command ids' scope
 
 
 def log_refusals(state: State, message: Message, events: list[Message]) -> None:

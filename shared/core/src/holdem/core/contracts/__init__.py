@@ -174,6 +174,20 @@ COMMAND_TYPES: frozenset[str] = frozenset(
 ADMIN_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
+
+
+def _types(*models: type[Message]) -> frozenset[str]:
+    return frozenset(model.model_fields["type"].default for model in models)
+
+
+# Who answers each command, which is also its ``command_id``'s scope (ADR 022): an id is the
+# player's within its owner's commands (a reuse with another command or body of the same owner
+# is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
+COMMAND_OWNERS: dict[str, frozenset[str]] = {
+    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun),
+    "dealer": _types(Call, Fold, VoidRound, EndSession),
+}
+assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
 AnyQuery: TypeAlias = Annotated[
     OpenRoundQuery | BalanceQuery | HistoryQuery | RoundSummaryQuery, Field(discriminator="type")
 ]
@@ -262,6 +276,7 @@ __all__ = [
     "ADAPTERS",
     "ADMIN_TYPES",
     "ALL_MODELS",
+    "COMMAND_OWNERS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
     "UNIONS",
