@@ -170,7 +170,7 @@ async def test_a_void_and_a_second_malfunction_end_the_round_with_one_round_void
     await dealer.send("rounds", GAME.malfunction("m2"))
 
     assert len(dealer.on("rounds", RoundVoided)) == 1
-    assert dealer.service.processor.state.open == frozenset()
+    assert dealer.service.processor.partition(0).state.open == frozenset()
 
 
 async def test_a_tick_after_the_decision_timeout_folds_for_the_player(dealer: Harness) -> None:

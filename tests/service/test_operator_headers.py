@@ -26,9 +26,10 @@ from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import Topics
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.settings import DealerSettings
+from holdem.runtime.brands import MAX_BRANDS
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import Record
-from holdem.runtime.processor import MAX_BRANDS, Processor
+from holdem.runtime.processor import Processor
 from holdem.runtime.snapshots import Snapshot
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
@@ -83,7 +84,7 @@ async def test_a_command_naming_another_operator_is_refused_and_never_decided() 
     assert isinstance(rejected, MessageRejected) and rejected.version == 4
     assert rejected.reason == RecordReason.WRONG_OPERATOR
     assert "'other'" in rejected.detail and "'acme'" in rejected.detail
-    assert outbox.parsed("rounds") == [] and processor.state == set()  # not decided
+    assert outbox.parsed("rounds") == [] and processor.partition(0).state == set()  # not decided
     # The refusal is this deployment's record: its operator, none of the refused one's brand.
     assert stamp_of(record) == Stamp(OPERATOR, None)
 
@@ -165,13 +166,13 @@ async def test_a_restart_from_a_snapshot_keeps_the_brand_of_an_open_round() -> N
     await before.handle(before.topic_of("rounds"), 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
     codec = before.spec.snapshot
     assert codec is not None
-    state = codec.dump(before.on_partition(0).state)
+    state = codec.dump(before.partition(0).state)
     raw = Snapshot("dealer", 0, {"t": 1}, state, before.brands_of(0)).to_bytes()
 
     after_outbox = ListOutbox()
     after = dealer(after_outbox, now)
     snapshot = Snapshot.from_bytes(raw, "dealer", 0)
-    after.on_partition(0).state = codec.load(snapshot.state)
+    after.partition(0).state = codec.load(snapshot.state)
     after.restore_brands(0, snapshot.brands)
     now[0] = NOW + timedelta(seconds=60)
     await after.run_tick()
@@ -192,7 +193,7 @@ async def test_a_replay_learns_brands_and_skips_another_operators_records() -> N
     rounds = processor.topic_of("rounds")
     foreign = [("operator", b"other"), ("brand", b"x")]
     processor.fold(rounds, dump(GAME.bet_placed()), b"p1", 0, foreign)
-    assert processor.on_partition(0).state.open == frozenset()  # never acted on: not folded
+    assert processor.partition(0).state.open == frozenset()  # never acted on: not folded
 
     processor.fold(rounds, dump(GAME.bet_placed()), b"p1", 0, BRANDED)
     assert processor.brands_of(0) == {"p1/r1": "acme-eu"}

@@ -38,7 +38,7 @@ async def test_a_command_is_decided_once_and_its_event_published() -> None:
         events = [parse("rounds", raw) for raw in seen["rounds"]]
     assert [type(e) for e in events] == [Malfunction]
     assert events[0].causation_id == call.event_id
-    assert service.processor.state == {"r1"}
+    assert service.processor.partition(0).state == {"r1"}
 
 
 async def test_an_unreadable_command_is_rejected_with_its_reason_and_origin() -> None:

@@ -79,7 +79,7 @@ async def test_a_record_whose_key_is_not_its_player_is_refused_and_not_applied(
 
     [rejected] = outbox.parsed("rejected")
     assert rejected.reason is RecordReason.KEY_MISMATCH
-    assert outbox.parsed("rounds") == [] and processor.state == set()
+    assert outbox.parsed("rounds") == [] and processor.partition(0).state == set()
 
 
 async def test_a_record_on_another_partition_than_murmur2_gives_its_key_is_refused() -> None:
@@ -167,9 +167,9 @@ async def test_the_replay_path_skips_records_that_are_not_what_their_key_says() 
         reason="y",
     )
     processor.fold(rounds, dump(malfunction), b"p2", partition_for(b"p2", PARTITIONS))
-    assert processor.state == set()
+    assert processor.state_for("p1") == set() and processor.state_for("p2") == set()
     processor.fold(rounds, dump(malfunction), b"p1", partition_for(b"p1", PARTITIONS))
-    assert processor.state == {"r9"}
+    assert processor.state_for("p1") == {"r9"}
 
 
 def test_a_rejection_always_validates_whatever_the_record_was() -> None:
@@ -182,3 +182,20 @@ def test_a_rejection_always_validates_whatever_the_record_was() -> None:
             [rejected] = outbox.parsed("rejected")
             assert isinstance(rejected, MessageRejected)
             assert rejected.raw_size == len(raw)
+
+
+async def test_a_decider_that_raises_is_asked_once_and_its_record_dead_lettered() -> None:
+    calls: list[str] = []
+
+    def decide(state: Any, message: Any, ctx: Any) -> Any:
+        calls.append(message.round_id)
+        return TOY.decide(state, message, ctx)
+
+    processor, outbox = toy(replace(TOY, decide=decide))
+    await send(processor, a_call(round_id="poison"), b"p1")
+    await send(processor, a_call(round_id="r2"), b"p1")
+
+    assert calls == ["poison", "r2"]  # a pure function is not retried: it would raise again
+    [rejected] = outbox.parsed("rejected")
+    assert rejected.reason == Reason.PROCESSING_FAILED and "RuntimeError" in rejected.detail
+    assert [m.round_id for m in outbox.parsed("rounds")] == ["poison", "r2"]

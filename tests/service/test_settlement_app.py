@@ -70,7 +70,7 @@ async def test_a_called_round_is_settled_once_on_the_prefixed_rounds_topic(
     assert isinstance(settled, Settled)
     assert (settled.result, settled.total_return) == ("win", 80)
     assert settlement.service.processor.topics.rounds == "t1.holdem.rounds"
-    assert settlement.service.processor.state.round("p1", "r1").status == "settled"
+    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "settled"
     assert settlement.metric("holdem_rounds_total", outcome="win") == 1
     assert settlement.metric("holdem_returned_minor_total", bet="aa_bonus", currency="EUR") == 40
     assert settlement.metric("holdem_open_rounds", service="settlement") == 0
@@ -112,7 +112,7 @@ async def test_a_deck_that_does_not_verify_gets_a_malfunction_and_a_void(
     # Sorted: in memory a nested delivery can overtake (runtime BrokerOutbox.flush); the order
     # of the two is decide's, pinned by the unit tests, and one transaction on a real broker.
     assert sorted(types_of(settlement.published())) == ["round.malfunction", "round.voided"]
-    assert settlement.service.processor.state.round("p1", "r1").status == "voided"
+    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "voided"
     assert settlement.metric("holdem_rounds_total", outcome="voided") == 1
 
 
@@ -164,4 +164,4 @@ async def test_its_own_settled_refused_by_the_wallet_is_voided(settlement: Harne
     await settlement.feed(refusal, refusal)
 
     assert types_of(settlement.published()) == ["round.settled", "round.voided"]
-    assert settlement.service.processor.state.round("p1", "r1").status == "voided"
+    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "voided"

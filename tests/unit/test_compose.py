@@ -140,7 +140,7 @@ def test_topic_init_creates_the_topics_and_applies_the_acls_as_admin(
     built: dict[str, dict[str, Any]],
 ) -> None:
     entrypoint = " ".join(built["topic-init"]["entrypoint"])
-    assert "holdem.runtime.topics" in entrypoint
+    assert "holdem.ops.topics" in entrypoint
     assert "holdem.ops.acl apply" in entrypoint
 
 
