@@ -1,4 +1,4 @@
-"""`make run`: a local Kafka, the three services as processes, a player load, summary and audit."""
+"""`make run`: a local Kafka, the four services as processes, a player load, summary and audit."""
 
 from __future__ import annotations
 
