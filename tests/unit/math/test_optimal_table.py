@@ -9,7 +9,7 @@ from holdem.core.cards import parse_cards
 from holdem.core.flops import flop_classes
 from holdem.core.strategy import optimal, optimal_table, shipped_table_path
 from holdem.math.batch import kernel_tables
-from holdem.math.rtp import PAIRS, optimal_calls, optimal_totals, pay_arrays
+from holdem.math.rtp import PAIRS, optimal_calls, optimal_totals, pay_arrays, situation_grid
 from holdem.math.rtp_kernels import all_flop_totals
 
 
@@ -37,6 +37,5 @@ def test_the_optimal_strategy_reads_the_shipped_file() -> None:
 
 @pytest.mark.slow
 def test_the_shipped_table_is_the_full_enumerations_decisions() -> None:
-    flops = flop_classes()[0]
-    valid = ~np.isin(PAIRS[None, :, :, None], flops[:, None, None, :]).any(axis=(2, 3))
+    valid = situation_grid()[0]
     assert np.array_equal(optimal_table().calls[valid], optimal_calls(optimal_totals())[valid])
