@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus run serve test test-slow chaos lint fmt bench rng-report contracts check-rules kafka-up kafka-down tenant up down clean
+.PHONY: install prometheus run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -53,6 +53,9 @@ rng-report: install  ## the statistical RNG report on SHUFFLES decks into OUT (a
 
 contracts: install  ## JSON Schema files, the contract version lock, the services' AsyncAPI
 	$(PY) scripts/export_contracts.py
+
+core-data: install  ## regenerate what holdem-core ships: the evaluator's tables and the optimal decision table (full enumeration, ~1 min)
+	$(PY) scripts/generate_core_data.py
 
 check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, prometheus.yml
 	$(PROMTOOL) check rules deploy/prometheus/rules/*.yml

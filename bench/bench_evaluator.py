@@ -16,8 +16,9 @@ import numpy.typing as npt
 from phevaluator import evaluate_cards
 
 from holdem.core.cards import Card
-from holdem.core.evaluator import evaluate, evaluate_batch, kernel_tables
-from holdem.core.evaluator_kernels import eval_batch7
+from holdem.core.evaluator import evaluate
+from holdem.math.batch import evaluate_batch, kernel_tables
+from holdem.math.kernels import eval_batch7
 
 
 def measure(run: Callable[[], object], count: int, repeat: int = 3) -> tuple[float, float]:

@@ -8,15 +8,15 @@ import sys
 import tempfile
 import time
 
-from holdem.core.rtp import enumerate_all, report, strategy_calls
+from holdem.math.rtp import enumerate_all, report, strategy_calls
 
 COMPILE_ONLY = """
 import time
 start = time.perf_counter()
-from holdem.core.rtp import enumerate_all, flop_classes, hole_counts
-from holdem.core.rtp_kernels import all_flop_totals
-from holdem.core.evaluator import kernel_tables
-from holdem.core.rtp import pay_arrays
+from holdem.math.rtp import enumerate_all, flop_classes, hole_counts
+from holdem.math.rtp_kernels import all_flop_totals
+from holdem.math.batch import kernel_tables
+from holdem.math.rtp import pay_arrays
 pays, qualify, _ = pay_arrays()
 all_flop_totals(flop_classes()[0][:0], kernel_tables(7), pays, qualify)
 hole_counts([0, 1], [2, 3, 4])

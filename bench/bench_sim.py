@@ -6,8 +6,8 @@ import time
 
 from holdem.core.cards import FULL_DECK
 from holdem.core.deck import deal, shuffle
-from holdem.core.sim import simulate
 from holdem.core.strategy import STRATEGIES
+from holdem.math.sim import simulate
 
 ROUNDS = 20_000
 

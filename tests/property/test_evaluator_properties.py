@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from holdem.core.evaluator import evaluate, evaluate_batch
+from holdem.core.evaluator import evaluate
+from holdem.math.batch import evaluate_batch
 
 seven_cards = st.lists(st.integers(0, 51), min_size=7, max_size=7, unique=True)
 suit_maps = st.permutations(range(4))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import itertools
 import random
+import runpy
 from collections import Counter
 from collections.abc import Iterable
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -14,10 +16,12 @@ import pytest
 from phevaluator import evaluate_cards
 
 from holdem.core.cards import HandCategory, parse_cards
-from holdem.core.evaluator import VALUE_COUNT, category, evaluate, evaluate_batch, kernel_tables
-from holdem.core.evaluator_tables import build_tables, load_tables
+from holdem.core.evaluator import VALUE_COUNT, category, evaluate
+from holdem.core.evaluator_tables import build_tables, shipped_tables
+from holdem.math.batch import evaluate_batch, kernel_tables
 
 C = HandCategory
+ROOT = Path(__file__).resolve().parents[3]
 FIVE_CARD_COUNTS = {
     C.HIGH_CARD: 1_302_540,
     C.PAIR: 1_098_240,
@@ -74,7 +78,7 @@ def random_deals(rng: np.random.Generator, n: int, k: int) -> npt.NDArray[np.uin
 
 def category_counts(values: npt.NDArray[np.int32]) -> dict[HandCategory, int]:
     per_value = np.bincount(values, minlength=VALUE_COUNT)
-    by_category = np.bincount(load_tables().category, weights=per_value, minlength=10)
+    by_category = np.bincount(shipped_tables().category, weights=per_value, minlength=10)
     return {C(c): int(n) for c, n in enumerate(by_category)}
 
 
@@ -153,18 +157,26 @@ def test_single_hand_and_batch_agree_for_every_size() -> None:
         assert [evaluate(row) for row in hands[:200]] == singles[:200]  # numpy ints too
 
 
-def test_direct_build_matches_the_cached_tables() -> None:
-    built, cached = build_tables(), load_tables()
+def test_the_shipped_tables_are_exactly_the_ones_built_from_first_principles() -> None:
+    built, shipped = build_tables(), shipped_tables()
     for name in ("card_key", "flush_suit", "flush", "category"):
-        assert np.array_equal(getattr(built, name), getattr(cached, name)), name
+        fresh, stored = getattr(built, name), getattr(shipped, name)
+        assert fresh.dtype == stored.dtype and np.array_equal(fresh, stored), name
     for fresh, stored in zip(
-        built.rank_sums + built.rank_values, cached.rank_sums + cached.rank_values, strict=True
+        built.rank_sums + built.rank_values, shipped.rank_sums + shipped.rank_values, strict=True
     ):
-        assert np.array_equal(fresh, stored)
+        assert fresh.dtype == stored.dtype and np.array_equal(fresh, stored)
+
+
+def test_the_generated_module_is_what_the_script_writes_today() -> None:
+    """scripts/generate_core_data.py would write evaluator_data.py byte for byte as it is."""
+    script = runpy.run_path(str(ROOT / "scripts/generate_core_data.py"))
+    module = ROOT / "shared/core/src/holdem/core/evaluator_data.py"
+    assert module.read_text() == script["evaluator_module"]()
 
 
 def test_kernel_tables_hash_every_rank_sum_to_its_value() -> None:
-    tables = load_tables()
+    tables = shipped_tables()
     for size in (5, 6, 7):
         _, _, _, offsets, plain = kernel_tables(size)
         sums = tables.rank_sums[size - 5]

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from holdem.core.cards import parse_cards
-from holdem.core.evaluator import kernel_tables
-from holdem.core.rtp import COMPLETIONS, PAIRS, flop_classes, hole_counts, pay_arrays
-from holdem.core.rtp_kernels import all_flop_totals
+from holdem.core.flops import flop_classes
 from holdem.core.strategy import (
     STRATEGIES,
     OptimalTable,
     _straight_draw,
     always_call,
     basic,
+    read_optimal_table,
     with_bonus,
+    write_optimal_table,
 )
+from holdem.math.batch import kernel_tables
+from holdem.math.rtp import COMPLETIONS, PAIRS, hole_counts, optimal_table, pay_arrays
+from holdem.math.rtp_kernels import all_flop_totals
 
 
 def decide(strategy: object, hole: str, flop: str) -> str:
@@ -72,11 +77,24 @@ def test_optimal_table_finds_the_class_of_any_flop_and_maps_the_hole_with_it() -
         code = sorted(flop)
         r = row[code[0] * 2704 + code[1] * 52 + code[2]]
         totals[r] = all_flop_totals(flops[r : r + 1], kernel_tables(7), pays, qualify)[0]
-    table = OptimalTable(totals, COMPLETIONS)
+    table = optimal_table(totals)
+    pairs = PAIRS.tolist()
     rng = np.random.default_rng(3)
     for flop in chosen:
-        holes = [p for p in PAIRS.tolist() if not set(p) & set(flop)]
+        holes = [p for p in pairs if not set(p) & set(flop)]
         for k in rng.choice(len(holes), 4, replace=False):
             total = int(hole_counts(holes[k], flop)[4])
-            assert table.total(holes[k], flop) == total
+            r, pair = table.cell(holes[k], flop)
+            assert totals[r, pair] == total
             assert table.decide(holes[k], flop) == ("call" if total > -COMPLETIONS else "fold")
+
+
+def test_a_table_file_reads_back_the_decisions_it_was_written_with(tmp_path: Path) -> None:
+    calls = np.random.default_rng(5).random((1755, 1326)) < 0.8
+    write_optimal_table(tmp_path / "t.bin", calls)
+    assert np.array_equal(read_optimal_table(tmp_path / "t.bin").calls, calls)
+    (tmp_path / "u.bin").write_bytes(b"something else")
+    with pytest.raises(ValueError, match="not an optimal table"):
+        read_optimal_table(tmp_path / "u.bin")
+    with pytest.raises(ValueError, match="1755, 1326"):
+        OptimalTable(calls[:3])

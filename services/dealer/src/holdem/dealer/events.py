@@ -136,8 +136,8 @@ def auto_decision(policy: TimeoutPolicy, r: Round, ctx: DealerContext) -> Decisi
         return "call"
     if policy is TimeoutPolicy.FOLD:
         return "fold"
-    # OPTIMAL: the player's best play by exact EV (a table lookup; the table is loaded, or built
-    # by the full enumeration, when the dealer starts with this policy).
+    # OPTIMAL: the player's best play by exact EV (a lookup in the table holdem-core ships,
+    # read when the dealer starts).
     opened = opened_deck(r, ctx)
     if opened is None:  # no deck: the reveal reports it (deck_missing) whatever is decided
         return "fold"

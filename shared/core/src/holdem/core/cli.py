@@ -11,12 +11,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "holdem.core.harness",
         "settle forced rounds from JSON lines (certification harness)",
     ),
-    "rtp": ("holdem.core.rtp", "exact return to player by full enumeration"),
+    "rtp": ("holdem.math.rtp", "exact return to player by full enumeration (holdem-math)"),
     "ev": (
-        "holdem.core.rtp",
+        "holdem.math.rtp",
         "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`",
     ),
-    "sim": ("holdem.core.sim", "simulate rounds with a strategy and report RTP with a 95% CI"),
+    "sim": ("holdem.math.sim", "simulate rounds and report RTP with a 95% CI (holdem-math)"),
     # In holdem-client[play], found at run time: the core does not depend on the SDK.
     "play": ("holdem.client.play", "sit at the table in this terminal (needs holdem-client[play])"),
     # In holdem-client, like play: answered by the query service over Kafka.

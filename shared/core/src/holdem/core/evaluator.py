@@ -1,9 +1,11 @@
 """Poker hand evaluator: best five of 5, 6 or 7 cards as one int, higher is better.
 
 Values are dense ranks 0..7461 of the distinct five-card hands, so equal values tie exactly and
-suits never break ties. ``evaluate`` works on plain Python ints (a few table steps per hand);
-``evaluate_batch`` runs a numba kernel over a whole array. Cards are not validated here: pass
-distinct codes 0..51 (``cards.parse_cards`` checks text).
+suits never break ties. ``evaluate`` works on plain Python ints (a few table steps per hand)
+over the tables shipped in ``evaluator_data``, decoded in memory when this module is imported: no
+file, no environment, no cache directory. The numba batch evaluator over whole arrays is
+``holdem.math.batch.evaluate_batch`` (holdem-math, which services do not install). Cards are not
+validated here: pass distinct codes 0..51 (``cards.parse_cards`` checks text).
 
 >>> from holdem.core.cards import parse_cards
 >>> royal = evaluate(parse_cards("AsKsQsJsTs2c3d"))
@@ -17,17 +19,14 @@ distinct codes 0..51 (``cards.parse_cards`` checks text).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
-
-import numpy as np
-import numpy.typing as npt
+from typing import Final
 
 from holdem.core.cards import HandCategory
-from holdem.core.evaluator_tables import SUIT_BITS, Tables, hashed_plain, load_tables
+from holdem.core.evaluator_tables import SUIT_BITS, Tables, shipped_tables
 
 VALUE_COUNT: Final = 7462
 
-_TABLES: Final[Tables] = load_tables()
+_TABLES: Final[Tables] = shipped_tables()
 _KEY: Final[list[int]] = _TABLES.card_key.tolist()
 _FLUSH_SUIT: Final[list[int]] = _TABLES.flush_suit.tolist()
 _FLUSH: Final[list[int]] = _TABLES.flush.tolist()
@@ -83,43 +82,3 @@ evaluate: Final = _make_evaluate()
 def category(value: int) -> HandCategory:
     """The hand category of a value (``ROYAL_FLUSH`` for the ace-high straight flush)."""
     return _CATEGORY[value]
-
-
-def kernel_tables(
-    size: int = 7,
-) -> tuple[
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int8],
-    npt.NDArray[np.int16],
-    npt.NDArray[np.int32],
-    npt.NDArray[np.int16],
-]:
-    """``(card_key, flush_suit, flush, offsets, plain)``: the numba kernels' tables for a size."""
-    if size not in (5, 6, 7):
-        raise ValueError(f"hands have 5, 6 or 7 cards, not {size}")
-    offsets, plain = hashed_plain(size)
-    return _TABLES.card_key, _TABLES.flush_suit, _TABLES.flush, offsets, plain
-
-
-def evaluate_batch(hands: npt.ArrayLike) -> npt.NDArray[np.int32]:
-    """Values of an (n, 5|6|7) array of card codes, one numba pass (int32, one per row)."""
-    from holdem.core.evaluator_kernels import eval_batch, eval_batch7
-
-    rows = np.ascontiguousarray(hands, dtype=np.uint8)
-    if rows.ndim != 2:
-        raise ValueError(f"hands must be a 2-d array, got shape {rows.shape}")
-    if rows.size and int(rows.max()) > 51:
-        raise ValueError("card codes are 0..51")
-    out = np.empty(rows.shape[0], dtype=np.int32)
-    kernel = eval_batch7 if rows.shape[1] == 7 else eval_batch
-    kernel(rows, kernel_tables(rows.shape[1]), out)
-    return out
-
-
-def __getattr__(name: str) -> Any:
-    """The numba kernels, imported on first use so that importing this module stays light."""
-    if name in {"eval7", "eval_cards", "eval_batch", "eval_batch7", "plain_value"}:
-        from holdem.core import evaluator_kernels
-
-        return getattr(evaluator_kernels, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""Lookup tables of the hand evaluator: built once from first principles, cached on disk.
+"""Lookup tables of the hand evaluator: their definition, built from first principles, and the
+copy shipped in ``evaluator_data`` (decoded in memory: no file, no environment, no cache).
 
 A hand value is the dense rank of its best five cards among the 7,462 distinct five-card hands
 (0 = 7-5-4-3-2 offsuit, 7,461 = royal flush). Each card has a key
@@ -7,15 +8,20 @@ how many cards of each suit it holds (so whether it has a flush) and, above them
 of ranks it holds (the rank keys have distinct sums for every multiset of 5, 6 or 7 ranks).
 Non-flush hands are then one lookup by the rank sum; flush hands one lookup by the 13-bit mask of
 the flush suit's ranks (with 7 cards or fewer a flush beats anything but a straight flush).
+
+``build_tables()`` computes every table from the definitions here (about a second in pure
+Python); ``scripts/generate_core_data.py`` encodes the result into the generated module
+``evaluator_data`` and ``shipped_tables()`` decodes it. tests/unit/core/test_evaluator.py rebuilds
+the tables and compares them with the shipped copy exactly.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
-import os
+import zlib
 from functools import cache
-from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +44,7 @@ class Tables(NamedTuple):
     card_key: npt.NDArray[np.int64]  # 52: rank key << 12 | 1 << 3*suit
     flush_suit: npt.NDArray[np.int8]  # 4096: suit with >= 5 cards for a suit-count sum, or -1
     flush: npt.NDArray[np.int16]  # 8192: value of the best five of a one-suit rank mask
-    rank_sums: tuple[npt.NDArray[np.int64], ...]  # per size 5, 6, 7: every rank-key sum
+    rank_sums: tuple[npt.NDArray[np.int64], ...]  # per size 5, 6, 7: every rank-key sum, sorted
     rank_values: tuple[npt.NDArray[np.int16], ...]  # per size 5, 6, 7: its value (no flush)
     category: npt.NDArray[np.int8]  # 7462: HandCategory of each value (9 = royal flush)
 
@@ -115,8 +121,10 @@ def build_tables() -> Tables:
     for size in (5, 6, 7):
         keys = [sum(n * k for n, k in zip(c, RANK_KEYS, strict=True)) for c in multisets[size]]
         assert len(set(keys)) == len(keys), f"rank keys collide for {size} cards"
-        sums.append(np.array(keys, dtype=np.int64))
-        values.append(np.array([dense[plain_strength(c)] for c in multisets[size]], np.int16))
+        order = np.argsort(keys)  # one canonical order: ascending sums (the shipped copy's)
+        sums.append(np.array(keys, dtype=np.int64)[order])
+        plain = [dense[plain_strength(c)] for c in multisets[size]]
+        values.append(np.array(plain, dtype=np.int16)[order])
     flush_suit = np.full(4096, -1, dtype=np.int8)
     for total in range(4096):
         counts = [total >> (3 * s) & 7 for s in range(4)]
@@ -129,89 +137,58 @@ def build_tables() -> Tables:
     return Tables(card_key, flush_suit, flush, tuple(sums), tuple(values), category)
 
 
-def cache_dir() -> Path:
-    """Where generated tables live: ``$HOLDEM_CACHE_DIR`` or ``~/.cache/holdem``."""
-    base = os.environ.get("HOLDEM_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "holdem"
+# The shipped copy's layout: little-endian arrays, one after the other, zlib-compressed and
+# base64-encoded; the rank sums as differences of their ascending order (they compress 6x).
+_FIXED: Final = (("card_key", "<i8", 52), ("flush_suit", "i1", 4096), ("flush", "<i2", 8192))
+
+
+def encode_tables(tables: Tables) -> str:
+    """The text ``evaluator_data.ENCODED`` holds for ``tables`` (see ``decode_tables``)."""
+    parts = [
+        tables.card_key.astype("<i8"),
+        tables.flush_suit.astype("i1"),
+        tables.flush.astype("<i2"),
+        tables.category.astype("i1"),
+    ]
+    for sums, values in zip(tables.rank_sums, tables.rank_values, strict=True):
+        parts += [np.diff(sums, prepend=0).astype("<i4"), values.astype("<i2")]
+    raw = b"".join(part.tobytes() for part in parts)
+    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+
+
+def decode_tables(text: str, sizes: tuple[int, int, int]) -> Tables:
+    """The tables from ``encode_tables``'s text; ``sizes``: how many rank sums for 5, 6, 7 cards."""
+    raw = zlib.decompress(base64.b64decode(text))
+    at = 0
+
+    def take(dtype: str, count: int) -> npt.NDArray[np.generic]:
+        nonlocal at
+        array = np.frombuffer(raw, dtype=dtype, count=count, offset=at)
+        at += array.nbytes
+        return array
+
+    card_key, flush_suit, flush = (take(dtype, n) for _, dtype, n in _FIXED)
+    category = take("i1", 7462)
+    sums, values = [], []
+    for count in sizes:
+        sums.append(np.cumsum(take("<i4", count), dtype=np.int64))
+        values.append(take("<i2", count).astype(np.int16))
+    if at != len(raw):
+        raise ValueError(f"evaluator tables: {len(raw) - at} bytes left over")
+    return Tables(
+        card_key.astype(np.int64),
+        flush_suit.astype(np.int8),
+        flush.astype(np.int16),
+        tuple(sums),
+        tuple(values),
+        category.astype(np.int8),
     )
-    return Path(base)
 
 
 @cache
-def load_tables() -> Tables:
-    """The tables, read from the cache or built and cached (a broken cache is rebuilt)."""
-    path = cache_dir() / f"evaluator-v{TABLE_VERSION}.npz"
-    try:
-        with np.load(path) as data:
-            return Tables(
-                data["card_key"],
-                data["flush_suit"],
-                data["flush"],
-                tuple(data[f"sums{n}"] for n in (5, 6, 7)),
-                tuple(data[f"values{n}"] for n in (5, 6, 7)),
-                data["category"],
-            )
-    except (OSError, KeyError, ValueError):
-        pass
-    tables = build_tables()
-    save_arrays(
-        path,
-        card_key=tables.card_key,
-        flush_suit=tables.flush_suit,
-        flush=tables.flush,
-        category=tables.category,
-        **{f"sums{n}": a for n, a in zip((5, 6, 7), tables.rank_sums, strict=True)},
-        **{f"values{n}": a for n, a in zip((5, 6, 7), tables.rank_values, strict=True)},
-    )
-    return tables
+def shipped_tables() -> Tables:
+    """The tables shipped with the package (``evaluator_data``), decoded in memory: no file is
+    read and nothing is built; equal to ``build_tables()`` (a test checks it)."""
+    from holdem.core import evaluator_data
 
-
-def save_arrays(path: Path, **arrays: npt.NDArray[Any]) -> None:
-    """Write an npz atomically; a read-only home still works, it just rebuilds next time."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-        savez: Any = np.savez  # numpy's stub does not type array keywords
-        savez(tmp, **arrays)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-
-
-def perfect_hash(sums: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
-    """Offsets making ``offsets[s >> HASH_SHIFT] + (s & HASH_LOW)`` distinct over ``sums``.
-
-    Buckets of sums sharing their high bits are placed, largest first, at the first offset
-    where all their slots are free (hash and displace); the table ends up ~1.5x the key count,
-    small enough for the L2 cache where the direct table (7.8 M slots) thrashes the TLB.
-    """
-    from holdem.core.evaluator_kernels import place_buckets
-
-    high, low = sums >> HASH_SHIFT, sums & HASH_LOW
-    order = np.argsort(high, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(high[order]) != 0])
-    ends = np.r_[starts[1:], len(order)]
-    placed = place_buckets(low[order], starts, ends, np.argsort(starts - ends, kind="stable"))
-    offsets = np.zeros(int(high.max()) + 1, dtype=np.int32)
-    offsets[high[order[starts]]] = placed
-    return offsets
-
-
-@cache
-def hashed_plain(size: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
-    """``(offsets, values)``: the no-flush table of ``size`` cards behind its perfect hash."""
-    tables = load_tables()
-    sums, values = tables.rank_sums[size - 5], tables.rank_values[size - 5]
-    path = cache_dir() / f"evaluator-v{TABLE_VERSION}-hash{HASH_SHIFT}-{size}.npz"
-    try:
-        with np.load(path) as data:
-            offsets = data["offsets"]
-    except (OSError, KeyError, ValueError):
-        offsets = perfect_hash(sums)
-        save_arrays(path, offsets=offsets)
-    slots = offsets[sums >> HASH_SHIFT] + (sums & HASH_LOW)
-    table = np.zeros(int(slots.max()) + 1, dtype=np.int16)
-    table[slots] = values
-    if len(np.unique(slots)) != len(slots):
-        raise RuntimeError(f"corrupt hash cache {path}: remove it")
-    return offsets, table
+    return decode_tables(evaluator_data.ENCODED, evaluator_data.SIZES)

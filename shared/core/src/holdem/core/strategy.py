@@ -1,13 +1,17 @@
 """Player strategies: plain ``decide(hole, flop) -> "call" | "fold"`` functions.
 
-``optimal`` looks the exact EV of calling up in a table made by the full enumeration (cached in
-the user cache directory, rebuilt by ``holdem rtp`` code when missing); the others are rules.
+``optimal`` looks its decision up in the table shipped with this package
+(``data/optimal-v1-<pay table>.bin``: one bit per flop class and hole pair, call iff the exact EV
+of calling beats the folded ante). ``holdem rtp --write-table`` (holdem-math) writes it from the
+full enumeration and the tests check it against the enumeration; ``optimal_table()`` reads it on
+first use (the dealer calls it at start). Importing this module reads nothing. The other
+strategies are rules.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Final
@@ -17,6 +21,7 @@ import numpy.typing as npt
 
 from holdem.core.cards import HandCategory
 from holdem.core.evaluator import category, evaluate
+from holdem.core.flops import SUIT_PERMUTATIONS, flop_classes
 from holdem.core.rules import STANDARD, Decision, PayTable, bonus_return
 
 Decide = Callable[[Sequence[int], Sequence[int]], Decision]
@@ -64,72 +69,85 @@ def basic(hole: Sequence[int], flop: Sequence[int]) -> Decision:
 
 
 class OptimalTable:
-    """The exact summed result of calling for every (flop class, hole pair), from ``rtp``."""
+    """The optimal decision for every (flop class, hole pair): call iff the exact EV of calling
+    beats the folded ante, as the full enumeration (holdem-math's ``rtp``) found it."""
 
-    def __init__(self, totals: npt.NDArray[np.int64], completions: int) -> None:
-        from holdem.core.flops import SUIT_PERMUTATIONS, flop_classes
-
+    def __init__(self, calls: npt.NDArray[np.bool_]) -> None:
         _, _, row, perm = flop_classes()
-        self.totals = totals
-        # Flat numpy, read with .item(): as Python lists the 2.3M totals cost 160 MB of every
-        # process that loads the table (the dealer does at start), for a few percent of speed.
-        self._totals = np.ascontiguousarray(totals).ravel()
-        self._width = totals.shape[1]
+        if calls.shape != (CLASS_FLOPS, 1326):
+            raise ValueError(f"an optimal table is (1755, 1326), not {calls.shape}")
+        self.calls = calls
+        # One bit per cell (290 kB), read as Python ints: no per-process copy of a big array.
+        self._bits = np.packbits(calls.ravel()).tobytes()
+        self._width = calls.shape[1]
         self._row = row.astype(np.int32)
         self._perm = perm.astype(np.int8)
         self._suits: list[list[int]] = SUIT_PERMUTATIONS.tolist()
-        self.completions = completions
 
-    def total(self, hole: Sequence[int], flop: Sequence[int]) -> int:
-        """Summed result of calling, in antes, over every turn, river and dealer hand."""
+    def cell(self, hole: Sequence[int], flop: Sequence[int]) -> tuple[int, int]:
+        """``(flop class row, hole pair index)`` of a hole and flop, after the suit permutation
+        that takes the flop to its class's representative."""
         a, b, c = sorted(flop)
         code = a * 2704 + b * 52 + c
         suits = self._suits[self._perm.item(code)]
         x, y = sorted(card & ~3 | suits[card & 3] for card in hole)
-        pair = x * (103 - x) // 2 + y - x - 1
-        return int(self._totals.item(self._row.item(code) * self._width + pair))
-
-    def ev(self, hole: Sequence[int], flop: Sequence[int]) -> Fraction:
-        """Exact expected result of calling, in antes (folding is -1)."""
-        return Fraction(self.total(hole, flop), self.completions)
+        return self._row.item(code), x * (103 - x) // 2 + y - x - 1
 
     def decide(self, hole: Sequence[int], flop: Sequence[int]) -> Decision:
         """Call iff calling loses less than the folded ante."""
-        return "call" if self.total(hole, flop) > -self.completions else "fold"
+        row, pair = self.cell(hole, flop)
+        index = row * self._width + pair
+        return "call" if self._bits[index >> 3] >> (7 - (index & 7)) & 1 else "fold"
 
 
-def _table_path(tables: PayTable) -> Path:
-    from holdem.core.evaluator_tables import cache_dir
-
-    return cache_dir() / f"optimal-v{TABLE_VERSION}-{tables.version}.npz"
+CLASS_FLOPS: Final = 1755  # suit classes of the 22,100 flops (flops.flop_classes)
 
 
-def save_optimal_table(totals: npt.NDArray[np.int64], tables: PayTable = STANDARD) -> None:
-    """Cache the enumeration's totals (int32 is exact: |total| <= 101 x 1,070,190)."""
-    from holdem.core.evaluator_tables import save_arrays
-    from holdem.core.flops import flop_classes
+def shipped_table_path(tables: PayTable = STANDARD) -> Path:
+    """The optimal table shipped with holdem-core for a pay table (``holdem rtp --write-table``
+    writes it; ``make core-data`` regenerates it)."""
+    return Path(__file__).parent / "data" / f"optimal-v{TABLE_VERSION}-{tables.version}.bin"
 
-    save_arrays(_table_path(tables), flops=flop_classes()[0], totals=totals.astype(np.int32))
-    optimal_table.cache_clear()
+
+# A table file: this line, then zlib of the class flops (1755 x 3 int8, the rows' order) and
+# one bit per cell (numpy.packbits order). Byte for byte the same for the same decisions.
+TABLE_MAGIC: Final = b"holdem optimal decisions v1\n"
+
+
+def write_optimal_table(path: Path, calls: npt.NDArray[np.bool_]) -> None:
+    """Write a table file: the class flops it is indexed by, and one bit per cell."""
+    table = OptimalTable(calls)  # checks the shape
+    payload = flop_classes()[0].astype(np.int8).tobytes() + table._bits
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(TABLE_MAGIC + zlib.compress(payload, 9))
+
+
+def read_optimal_table(path: Path) -> OptimalTable:
+    """A table file from ``write_optimal_table``; ``ValueError`` unless it is one, indexed by
+    this code's flop classes."""
+    data = path.read_bytes()
+    if not data.startswith(TABLE_MAGIC):
+        raise ValueError(f"{path}: not an optimal table file")
+    payload = zlib.decompress(data[len(TABLE_MAGIC) :])
+    flops, packed = payload[: CLASS_FLOPS * 3], payload[CLASS_FLOPS * 3 :]
+    expected = flop_classes()[0].astype(np.int8).tobytes()
+    if flops != expected or len(packed) != (CLASS_FLOPS * 1326 + 7) // 8:
+        raise ValueError(f"{path}: not indexed by these flop classes")
+    bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), count=CLASS_FLOPS * 1326)
+    return OptimalTable(bits.astype(np.bool_).reshape(CLASS_FLOPS, 1326))
 
 
 @cache
 def optimal_table(tables: PayTable = STANDARD) -> OptimalTable:
-    """The table, read from the user cache or computed by the full enumeration and cached."""
-    from holdem.core.flops import flop_classes
-    from holdem.core.rtp import COMPLETIONS
-
-    try:
-        with np.load(_table_path(tables)) as data:
-            if np.array_equal(data["flops"], flop_classes()[0]):
-                return OptimalTable(data["totals"], COMPLETIONS)
-    except (OSError, KeyError, ValueError):
-        pass
-    from holdem.core.rtp import enumerate_all
-
-    totals = enumerate_all(tables).totals
-    save_optimal_table(totals, tables)
-    return OptimalTable(totals, COMPLETIONS)
+    """The shipped table of a pay table, read on first use (the dealer calls this at start).
+    Nothing is computed here: a pay table without a shipped table is a ``FileNotFoundError``."""
+    path = shipped_table_path(tables)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no optimal table for pay table {tables.version!r} at {path}: "
+            "`holdem rtp --write-table PATH` (holdem-math) writes one"
+        )
+    return read_optimal_table(path)
 
 
 def optimal(hole: Sequence[int], flop: Sequence[int]) -> Decision:
@@ -155,4 +173,12 @@ STRATEGIES: Final[dict[str, Decide]] = {
     "always-call": always_call,
     "basic": basic,
     "basic-bonus": with_bonus(basic),
+}
+
+PUBLISHED: Final = {  # the rule sheet's RTP table: (main game, AA Bonus), percent
+    "optimal": ("99.18", "90.9"),
+    "basic": ("98.7", "89.6"),
+    "basic-bonus": ("98.7", "93.60"),
+    "optimal-bonus": ("-", "93.60"),
+    "always-call": ("-", "93.60"),
 }

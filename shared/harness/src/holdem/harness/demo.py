@@ -17,8 +17,7 @@ from pathlib import Path
 
 from holdem.client import KafkaConnection, Operator
 from holdem.core.cards import parse_cards
-from holdem.core.rtp import PUBLISHED
-from holdem.core.strategy import Decide
+from holdem.core.strategy import PUBLISHED, Decide
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import AuditReport, audit_run
 from holdem.harness.demo_live import live_view

@@ -6,11 +6,10 @@ import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from holdem.core.rtp import PUBLISHED
-from holdem.core.sim import exact_figures
-from holdem.core.strategy import STRATEGIES, Decide
+from holdem.core.strategy import PUBLISHED, STRATEGIES, Decide
 from holdem.harness.audit import AuditReport
 from holdem.harness.load import Plan, Tally, percentile
+from holdem.math.sim import exact_figures
 
 if TYPE_CHECKING:
     from holdem.harness.demo import Setup
@@ -21,7 +20,7 @@ SHOWN_VIOLATIONS = 10
 
 @dataclass(frozen=True)
 class Exact:
-    """A strategy's exact RTPs (holdem.core.rtp, by full enumeration) and the rule sheet's."""
+    """A strategy's exact RTPs (holdem.math.rtp, by full enumeration) and the rule sheet's."""
 
     main: float | None
     bonus: float | None
@@ -38,10 +37,10 @@ def strategy_for(name: str) -> Decide:
 
 def exact_rtp(name: str) -> Exact:
     """The strategy's exact figures from the cached enumeration (computed once if missing:
-    about 30 s on two cores, then cached in the user cache directory)."""
+    about 30 s on two cores, then cached in holdem-math's cache directory)."""
     main, bonus, _ = exact_figures(name)
     sheet = PUBLISHED.get(name, ("-", "-"))
-    return Exact(float(main), float(bonus), "exact by full enumeration, holdem.core.rtp", sheet)
+    return Exact(float(main), float(bonus), "exact by full enumeration, holdem.math.rtp", sheet)
 
 
 def _pct(value: float | None) -> str:

@@ -13,8 +13,8 @@ from holdem.client import Operator, Player, Refused, Round, StalledError, Voided
 from holdem.core.cards import Card
 from holdem.core.contracts import Dealt, Message, RoundVoided, Settled
 from holdem.core.rules import STANDARD
-from holdem.core.sim import Tally as SimTally
 from holdem.core.strategy import Decide
+from holdem.math.sim import Tally as SimTally
 
 CALL_MULTIPLE = STANDARD.call_multiple  # the call is 2 × ante: held back at bet time
 

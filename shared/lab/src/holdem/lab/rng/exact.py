@@ -10,10 +10,10 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from holdem.core.evaluator import kernel_tables
-from holdem.core.evaluator_kernels import KernelTables, eval7, eval_cards
-from holdem.core.evaluator_tables import load_tables
+from holdem.core.evaluator_tables import shipped_tables
 from holdem.lab.rng.sampling import flop_texture, hole_class
+from holdem.math.batch import kernel_tables
+from holdem.math.kernels import KernelTables, eval7, eval_cards
 
 Probs = npt.NDArray[np.float64]
 
@@ -57,7 +57,7 @@ def _five_card_counts(
 @cache
 def five_card_categories() -> Probs:
     """Category probabilities of five random cards: all 2,598,960 hands by the core evaluator."""
-    counts = _five_card_counts(kernel_tables(5), load_tables().category)
+    counts = _five_card_counts(kernel_tables(5), shipped_tables().category)
     return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 
@@ -80,7 +80,7 @@ def _seven_card_counts(
 @cache
 def seven_card_categories() -> Probs:
     """Category probabilities of seven random cards: all 133,784,560 hands, core evaluator."""
-    counts = _seven_card_counts(kernel_tables(7), load_tables().category)
+    counts = _seven_card_counts(kernel_tables(7), shipped_tables().category)
     return np.asarray(counts / counts.sum(), dtype=np.float64)
 
 

@@ -15,8 +15,8 @@ import numpy.typing as npt
 
 from holdem.core.cards import FULL_DECK
 from holdem.core.deck import RandBelow, shuffle
-from holdem.core.evaluator import evaluate_batch
-from holdem.core.evaluator_tables import load_tables
+from holdem.core.evaluator_tables import shipped_tables
+from holdem.math.batch import evaluate_batch
 
 Counts64 = npt.NDArray[np.int64]
 DECK = 52
@@ -106,7 +106,7 @@ def lehmer(prefix: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
 def categories(hands: npt.NDArray[np.int64]) -> Counts64:
     """Hand-category counts (10) of rows of card codes, by the core's evaluator."""
     values = evaluate_batch(hands.astype(np.uint8))
-    return np.bincount(load_tables().category[values], minlength=10).astype(np.int64)
+    return np.bincount(shipped_tables().category[values], minlength=10).astype(np.int64)
 
 
 def count(decks: npt.NDArray[np.int64]) -> Counts:

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from holdem.core.sim import Tally, sim_main, simulate
 from holdem.core.strategy import always_call, basic
+from holdem.math.sim import Tally, sim_main, simulate
 
 # exact figures from the full enumeration (recomputed by the slow test in test_rtp.py)
 ALWAYS_CALL_MAIN = Fraction(1_015_552_978_897, 1_043_017_875_900)

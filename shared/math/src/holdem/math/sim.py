@@ -1,8 +1,9 @@
-"""Monte Carlo check of the game math: deal, decide and settle rounds through the real core.
+"""``holdem sim``, the Monte Carlo check of the game math: deal, decide and settle rounds
+through the real core.
 
 Each round shuffles a fresh deck (``deck.shuffle``: Fisher–Yates on the OS CSPRNG), deals it,
 asks a strategy, and settles with ``rules.settle``, exactly as the services do. The observed
-RTPs come with 95% confidence intervals to hold against the exact enumeration.
+RTPs come with 95% confidence intervals to hold against the exact enumeration (``rtp``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from holdem.core.cards import FULL_DECK
 from holdem.core.deck import RandBelow, deal, shuffle
 from holdem.core.rules import settle
 from holdem.core.strategy import STRATEGIES, Decide
+from holdem.math.rtp import from_totals, optimal_totals, report, strategy_calls
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
@@ -91,11 +93,8 @@ def simulate(
 
 def exact_figures(strategy: str) -> tuple[Fraction, Fraction, Fraction]:
     """(main RTP, AA Bonus RTP, call frequency) of ``strategy``, exact, from the cached
-    optimal table (the enumeration's per-situation totals; computed once if missing)."""
-    from holdem.core.rtp import from_totals, report, strategy_calls
-    from holdem.core.strategy import optimal_table
-
-    enum = from_totals(optimal_table().totals)
+    enumeration's per-situation totals (``rtp.optimal_totals``; computed once if missing)."""
+    enum = from_totals(optimal_totals())
     figures = report(enum, strategy_calls(enum, strategy), strategy)
     return figures.main_rtp, figures.bonus_rtp, figures.call_frequency
 

@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit, prange
 
-from holdem.core.evaluator_kernels import KernelTables, plain_value
 from holdem.core.evaluator_tables import SUIT_BITS
-from holdem.core.rtp_symmetry import flop_symmetries, orbit_size, relabel
+from holdem.math.kernels import KernelTables, plain_value, value_of_sum
+from holdem.math.rtp_symmetry import flop_symmetries, orbit_size, relabel
 
 SUIT_LOW = (1 << SUIT_BITS) - 1
 RIVALS = 990  # dealer hands from the 45 cards the player's hand and the board leave
@@ -245,14 +245,14 @@ def hole_total(
             cards[5], cards[6] = rest[a], rest[b]
             board_sum = flop_sum + key[rest[a]] + key[rest[b]]
             cards[0], cards[1] = hole[0], hole[1]
-            player = _value7(board_sum + key[hole[0]] + key[hole[1]], cards, t)
+            player = value_of_sum(board_sum + key[hole[0]] + key[hole[1]], cards, t)
             pay = pays[player]
             for c in range(47):
                 for d in range(c + 1, 47):
                     if c in (a, b) or d in (a, b):
                         continue
                     cards[0], cards[1] = rest[c], rest[d]
-                    dealer = _value7(board_sum + key[rest[c]] + key[rest[d]], cards, t)
+                    dealer = value_of_sum(board_sum + key[rest[c]] + key[rest[d]], cards, t)
                     if dealer < qualify:
                         out[0] += 1
                         out[4] += pay
@@ -265,15 +265,3 @@ def hole_total(
                         out[3] += 1
                         out[4] -= 3
     return out
-
-
-@njit(cache=True, inline="always")
-def _value7(key_sum: int, cards: npt.NDArray[np.uint8], t: KernelTables) -> int:
-    suit = t[1][key_sum & SUIT_LOW]
-    if suit < 0:
-        return plain_value(key_sum >> SUIT_BITS, t)
-    mask = 0
-    for card in cards:
-        if card & 3 == suit:
-            mask |= 1 << (int(card) >> 2)
-    return int(t[2][mask])

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from holdem.core.cards import parse_cards
-from holdem.core.evaluator import evaluate_batch, kernel_tables
-from holdem.core.rtp import (
+from holdem.core.rules import STANDARD, bonus_return
+from holdem.math.batch import evaluate_batch, kernel_tables
+from holdem.math.rtp import (
     COMPLETIONS,
     PAIRS,
     Enumeration,
@@ -23,9 +24,8 @@ from holdem.core.rtp import (
     situation_grid,
     strategy_calls,
 )
-from holdem.core.rtp_kernels import all_flop_totals
-from holdem.core.rtp_symmetry import SUIT_PERMUTATIONS
-from holdem.core.rules import STANDARD, bonus_return
+from holdem.math.rtp_kernels import all_flop_totals
+from holdem.math.rtp_symmetry import SUIT_PERMUTATIONS
 
 ALWAYS_COMPLETE_BONUS = Fraction(101_357, 108_290)  # 93.60%, the sheet's side-bet figure
 OPTIMAL_MAIN = Fraction(165_507_034_771, 166_870_951_848)  # 99.18%

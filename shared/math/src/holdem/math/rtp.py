@@ -3,6 +3,10 @@
 Every (hole, flop) situation is weighed by its exact result over all 1,081 turn/river pairs and
 990 dealer hands; the 22,100 flops reduce to 1,755 suit classes with their orbit sizes. Results
 are integers in antes; the published figures are exact ``Fraction``s of them.
+
+The per-situation totals are kept in the holdem-math cache (``optimal_totals()``: computed by
+the enumeration when missing); the optimal strategy's decisions derived from them are what
+holdem-core ships (``holdem rtp --write-table PATH``, ``strategy.write_optimal_table``).
 """
 
 from __future__ import annotations
@@ -14,15 +18,26 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from holdem.core.cards import CardError, ensure_distinct, format_cards, parse_cards
-from holdem.core.evaluator import category, evaluate, evaluate_batch, kernel_tables
-from holdem.core.evaluator_tables import load_tables
+from holdem.core.evaluator import VALUE_COUNT, category, evaluate
 from holdem.core.flops import flop_classes
 from holdem.core.rules import STANDARD, PayTable, hand_value
+from holdem.core.strategy import (
+    PUBLISHED,
+    STRATEGIES,
+    TABLE_VERSION,
+    OptimalTable,
+    write_optimal_table,
+)
+from holdem.math.batch import evaluate_batch, kernel_tables
+from holdem.math.cache import cache_dir, save_arrays
+from holdem.math.rtp_kernels import all_flop_totals, hole_total
 
 COMPLETIONS = 1081 * 990  # turn/river pairs x dealer hands for one (hole, flop)
 PAIRS = np.array(list(itertools.combinations(range(52), 2)), dtype=np.int64)  # 1,326 holes
@@ -32,7 +47,7 @@ Array = npt.NDArray[np.int64]
 def pay_arrays(tables: PayTable = STANDARD) -> tuple[Array, int, Array]:
     """``(ante_pays, qualify, bonus_returns)``: the ante's X-to-1 for every 7-card value, the
     dealer's lowest qualifying value, and what a called unit AA Bonus returns per 5-card value."""
-    values = range(len(load_tables().category))
+    values = range(VALUE_COUNT)
     ante = np.array([tables.ante[category(v)] for v in values], dtype=np.int64)
     bonus = [tables.bonus_tier(v) for v in values]
     returns = np.array([0 if tier is None else 1 + tier.pays for tier in bonus], dtype=np.int64)
@@ -65,7 +80,7 @@ def situation_grid(tables: PayTable = STANDARD) -> tuple[npt.NDArray[np.bool_], 
 
 
 def from_totals(totals: Array, tables: PayTable = STANDARD) -> Enumeration:
-    """An ``Enumeration`` around totals computed earlier (the strategy's cached table)."""
+    """An ``Enumeration`` around totals computed earlier (``optimal_totals()``)."""
     flops, weights, _, _ = flop_classes()
     return Enumeration(flops, weights, totals.astype(np.int64), *situation_grid(tables))
 
@@ -73,8 +88,6 @@ def from_totals(totals: Array, tables: PayTable = STANDARD) -> Enumeration:
 def enumerate_all(tables: PayTable = STANDARD, progress: bool = True) -> Enumeration:
     """Run the full enumeration (about 30 s on two cores) with a progress line on stderr."""
     start = time.perf_counter()
-    from holdem.core.rtp_kernels import all_flop_totals
-
     flops, weights, _, _ = flop_classes()
     pays, qualify, _ = pay_arrays(tables)
     kernel = kernel_tables(7)
@@ -137,8 +150,6 @@ def report(enum: Enumeration, calls: npt.NDArray[np.bool_], strategy: str) -> Re
 
 def strategy_calls(enum: Enumeration, name: str) -> npt.NDArray[np.bool_]:
     """Where strategy ``name`` calls, over the enumeration's (flop class, hole pair) grid."""
-    from holdem.core.strategy import STRATEGIES
-
     optimal = enum.totals > -COMPLETIONS  # call iff EV(call) > -1 ante, the fold result
     if name == "optimal":
         return optimal & enum.valid
@@ -154,15 +165,6 @@ def strategy_calls(enum: Enumeration, name: str) -> npt.NDArray[np.bool_]:
         for k in np.flatnonzero(enum.valid[f]).tolist():
             row[k] = decide(holes[k], flop) == "call"
     return calls
-
-
-PUBLISHED = {  # the rule sheet's RTP table: (main game, AA Bonus), percent
-    "optimal": ("99.18", "90.9"),
-    "basic": ("98.7", "89.6"),
-    "basic-bonus": ("98.7", "93.60"),
-    "optimal-bonus": ("-", "93.60"),
-    "always-call": ("-", "93.60"),
-}
 
 
 def _pct(value: Fraction, places: int = 4) -> str:
@@ -181,14 +183,22 @@ def print_report(r: Report) -> None:
 
 def rtp_main(argv: list[str] | None = None) -> int:
     """``holdem rtp --strategy NAME``: exact RTP figures by full enumeration."""
-    from holdem.core.strategy import STRATEGIES, save_optimal_table
-
     parser = argparse.ArgumentParser(prog="holdem rtp", description=rtp_main.__doc__)
     parser.add_argument("--strategy", choices=[*STRATEGIES, "all"], default="optimal")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
+    parser.add_argument(
+        "--write-table",
+        type=Path,
+        metavar="PATH",
+        help="also write the optimal strategy's decision table there (the file holdem-core "
+        "ships: holdem.core.strategy.shipped_table_path())",
+    )
     args = parser.parse_args(argv)
     enum = enumerate_all(progress=not args.quiet)
-    save_optimal_table(enum.totals)  # the simulator's and the services' optimal decisions
+    save_totals(enum.totals)  # the simulator's and the demo's exact figures
+    if args.write_table is not None:
+        write_optimal_table(args.write_table, optimal_calls(enum.totals))
+        print(f"wrote the optimal decision table to {args.write_table}")
     names = list(STRATEGIES) if args.strategy == "all" else [args.strategy]
     for name in names:
         print_report(report(enum, strategy_calls(enum, name), name))
@@ -202,11 +212,45 @@ def rtp_main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def optimal_calls(totals: Array) -> npt.NDArray[np.bool_]:
+    """The optimal decisions of per-situation totals: call iff EV(call) > -1 ante, the fold
+    result (cells of hole pairs that share a card with the flop are never looked up)."""
+    return np.asarray(totals > -COMPLETIONS)
+
+
+def optimal_table(totals: Array) -> OptimalTable:
+    """The optimal strategy's table from per-situation totals (what holdem-core ships)."""
+    return OptimalTable(optimal_calls(totals))
+
+
+def _totals_path(tables: PayTable) -> Path:
+    return cache_dir() / f"optimal-v{TABLE_VERSION}-{tables.version}.npz"
+
+
+def save_totals(totals: Array, tables: PayTable = STANDARD) -> None:
+    """Cache the enumeration's totals (int32 is exact: |total| <= 101 x 1,070,190)."""
+    save_arrays(_totals_path(tables), flops=flop_classes()[0], totals=totals.astype(np.int32))
+    optimal_totals.cache_clear()
+
+
+@cache
+def optimal_totals(tables: PayTable = STANDARD) -> Array:
+    """The enumeration's (flop class, hole pair) totals, from the cache or computed (about 30 s
+    on two cores) and cached."""
+    try:
+        with np.load(_totals_path(tables)) as data:
+            if np.array_equal(data["flops"], flop_classes()[0]):
+                return np.asarray(data["totals"], dtype=np.int64)
+    except (OSError, KeyError, ValueError):
+        pass
+    totals = enumerate_all(tables).totals
+    save_totals(totals, tables)
+    return totals
+
+
 def hole_counts(hole: Sequence[int], flop: Sequence[int], tables: PayTable = STANDARD) -> Array:
     """(dealer not qualified, player wins, ties, dealer wins, summed result of calling) over
     every turn, river and dealer hand, counted directly for one hole and flop."""
-    from holdem.core.rtp_kernels import hole_total
-
     ensure_distinct((*hole, *flop))
     pays, qualify, _ = pay_arrays(tables)
     cards = np.array([*hole, *flop], dtype=np.int64)

@@ -1,6 +1,6 @@
 """Numba kernels of the hand evaluator, callable from other njit code (tables passed in).
 
-Every kernel takes ``tables = evaluator.kernel_tables(size)``, the tuple
+Every kernel takes ``tables = batch.kernel_tables(size)``, the tuple
 ``(card_key, flush_suit, flush, offsets, plain)`` for hands of that size: passing the arrays
 keeps numba from freezing them into machine code, and the whole tuple fits the L2 cache.
 """
@@ -38,6 +38,12 @@ def eval_cards(cards: npt.NDArray[np.uint8], tables: KernelTables) -> int:
     key_sum = 0
     for card in cards:
         key_sum += tables[0][card]
+    return value_of_sum(key_sum, cards, tables)
+
+
+@njit(cache=True, inline="always")
+def value_of_sum(key_sum: int, cards: npt.NDArray[np.uint8], tables: KernelTables) -> int:
+    """Value of the hand ``cards`` whose keys sum to ``key_sum`` (computed by the caller)."""
     suit = tables[1][key_sum & SUIT_LOW]
     if suit < 0:
         return plain_value(key_sum >> SUIT_BITS, tables)
