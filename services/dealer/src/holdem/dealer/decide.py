@@ -16,7 +16,7 @@ from holdem.core.contracts import (
     VoidRound,
 )
 from holdem.core.decider import Context
-from holdem.dealer.context import DealerContext, DeckSource, Table, Tick, no_deck_source
+from holdem.dealer.context import DealerContext, DeckSource, Tick, TimingRules, no_deck_source
 from holdem.dealer.events import (
     Decision,
     dealt,
@@ -140,7 +140,7 @@ HANDLED = tuple(_HANDLERS)  # the message models decide answers
 
 
 def bind(
-    table: Table, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
+    table: TimingRules, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
 ) -> Callable[[DealerState, Any, Context], list[Message]]:
     """``decide`` for one table and vault, taking the runtime's plain Context (the Spec's)."""
 
