@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from copy import deepcopy
 from datetime import timedelta
 from typing import Any
 
@@ -45,7 +46,7 @@ def unseal(record: DeckSealed) -> tuple[str, ...]:
 def dealer_at(table: TimingRules = TABLE, game: RoundEvents = GAME) -> Decider[DealerState]:
     """The dealer's decider at ``table``, shuffling ``game.deck`` with ``game.salt``."""
     deck = bind(table, lambda: (game.deck, game.salt), VAULT)
-    return Decider[DealerState](initial_state, evolve, deck)
+    return Decider[DealerState](initial_state, evolve, deck, copy=deepcopy)
 
 
 DEALER = dealer_at()
@@ -118,6 +119,7 @@ def tick(
     now = NOW + timedelta(seconds=seconds)
     ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table, vault=VAULT)
     events = DEALER.decide(state, Tick(now), ctx)
+    state = deepcopy(state)  # the caller's state stays as it was (tests branch off one state)
     for event in events:
         state = evolve(state, event)
     return state, events

@@ -20,7 +20,6 @@ from holdem.core.snapshot import (
     text,
     time,
 )
-from holdem.dealer.pmap import PMap
 from holdem.dealer.state import CLOSED, DealerState, Phase, Round, Session
 
 # v2: sessions (open ones and the last ended ids per player) and a round's table and session
@@ -58,21 +57,17 @@ def _envelope(body: Any) -> dict[str, Any]:
 
 
 def _load(body: dict[str, Any]) -> DealerState:
-    rounds: PMap[str, Round] = PMap()
-    for item in items(body["rounds"]):
-        round_ = _load_round(item)
-        rounds = rounds.set(round_.round_id, round_)
-    commands: PMap[tuple[str, str], tuple[str, str]] = PMap()
+    rounds = {(r := _load_round(item)).round_id: r for item in items(body["rounds"])}
+    commands: dict[tuple[str, str], tuple[str, str]] = {}
     for item in items(body["commands"]):
         player_id, command_id, round_id, kind = (text(v) for v in items(item, 4))
-        commands = commands.set((player_id, command_id), (round_id, kind))
-    sessions: PMap[tuple[str, str], Session] = PMap()
-    for item in items(body["sessions"]):
-        session = _load_session(item)
-        sessions = sessions.set((session.player_id, session.table_id), session)
+        commands[(player_id, command_id)] = (round_id, kind)
+    sessions = {
+        ((s := _load_session(item)).player_id, s.table_id): s for item in items(body["sessions"])
+    }
     return DealerState(
         rounds=rounds,
-        open=frozenset(r.round_id for r in rounds.values() if _is_open(r)),
+        open={r.round_id for r in rounds.values() if _is_open(r)},
         commands=commands,
         closed=_orders(body["closed"]),
         used=_orders(body["used"]),
@@ -151,8 +146,5 @@ def _load_round(item: Any) -> Round:
     return Round(**{name: _ROUND[name](value) for name, value in item.items()})
 
 
-def _orders(value: Any) -> PMap[str, tuple[str, ...]]:
-    orders: PMap[str, tuple[str, ...]] = PMap()
-    for player_id, ids in mapping(value).items():
-        orders = orders.set(player_id, tuple(text(v) for v in items(ids)))
-    return orders
+def _orders(value: Any) -> dict[str, tuple[str, ...]]:
+    return {player: tuple(text(v) for v in items(ids)) for player, ids in mapping(value).items()}

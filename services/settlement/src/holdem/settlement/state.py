@@ -97,8 +97,8 @@ class SettlementState:
     """The open rounds of the assigned partitions and each player's last CLOSED_KEPT ended
     ones (``ended``: their ids, oldest first), and each real-money player's recent rounds.
 
-    ``evolve`` updates this accumulator in place so replaying a long log stays linear; every
-    value stored in it is immutable, so nothing a decision read can change under it.
+    ``evolve`` updates this accumulator in place (``holdem.core.decider``), so replaying a long
+    log stays linear; a round or history entry stored in it is a frozen value, replaced whole.
     """
 
     rounds: dict[RoundKey, RoundState] = field(default_factory=dict)

@@ -1,5 +1,5 @@
-"""The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds)
-and its fold."""
+"""The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds,
+the seamless bridges, the rebets) and its fold, in place (``holdem.core.decider``)."""
 
 from __future__ import annotations
 
@@ -100,8 +100,9 @@ class Evidence:
 class State:
     """Everything the wallet knows, folded from the wallet topic.
 
-    Mutable on purpose: ``evolve`` updates it in place, since replay folds the whole log and
-    copying every map per event would make replay quadratic. ``decide`` never mutates it.
+    ``evolve`` updates it in place, as every service's state (``holdem.core.decider``): replay
+    folds the whole log, and copying every map per event would make it quadratic. ``decide``
+    never mutates it.
     Command ids and idempotency keys are scoped by player: they are client-chosen. The three
     per-player lists give, oldest first, the order in which rounds closed, command ids were
     answered (with the time of the answer) and keys were applied: the oldest beyond the bound
