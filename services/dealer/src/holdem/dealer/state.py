@@ -12,6 +12,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Final
 
+from pydantic import AwareDatetime, NonNegativeInt
+
 from holdem.core.contracts import (
     BetPlaced,
     Called,
@@ -76,11 +78,11 @@ class Round:
     correlation_id: str | None = None
     currency: str = ""
     mode: Mode = Mode.REAL
-    ante: int = 0
-    aa_bonus: int = 0
-    placed_at: datetime | None = None
-    dealt_at: datetime | None = None
-    decided_at: datetime | None = None
+    ante: NonNegativeInt = 0
+    aa_bonus: NonNegativeInt = 0
+    placed_at: AwareDatetime | None = None
+    dealt_at: AwareDatetime | None = None
+    decided_at: AwareDatetime | None = None
     # The vault's record of the deck, still sealed: opened (ctx.vault) only to deal or reveal,
     # so the state holds no card the player has not seen; dropped once revealed.
     sealed: DeckSealed | None = None
@@ -89,7 +91,7 @@ class Round:
     malfunction_reason: str = ""
     # The round's own terms, from its BetPlaced v2 (its table's version); None: the dealer's
     # settings (a v1 BetPlaced, the default table).
-    decision_timeout_s: int | None = None
+    decision_timeout_s: NonNegativeInt | None = None
     timeout_policy: TimeoutPolicy | None = None
     # The table the round is bet at (BetPlaced v2) and its session (Dealt v2, ADR 020); None:
     # the default table, which has no sessions.
@@ -105,9 +107,9 @@ class Session:
     session_id: str
     player_id: str
     table_id: str
-    idle_timeout_s: int
-    started_at: datetime
-    last_active: datetime
+    idle_timeout_s: NonNegativeInt
+    started_at: AwareDatetime
+    last_active: AwareDatetime
     mode: Mode = Mode.REAL
 
     def idle_at(self) -> datetime:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final, Literal, TypeAlias
 
+from pydantic import NonNegativeInt
+
 from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
@@ -56,8 +58,8 @@ RoundStatus = Literal["open", "paid", "refunded"]
 class Account:
     """A player's money in one currency and mode, in minor units."""
 
-    available: int = 0
-    held: int = 0
+    available: NonNegativeInt = 0
+    held: NonNegativeInt = 0
 
 
 @dataclass(slots=True)
@@ -67,9 +69,9 @@ class Stake:
     player_id: str
     currency: str
     mode: Mode
-    ante: int
-    aa_bonus: int
-    call_hold: int = 0
+    ante: NonNegativeInt
+    aa_bonus: NonNegativeInt
+    call_hold: NonNegativeInt = 0
     call: CallState = "none"
     status: RoundStatus = "open"
     paid_by: str | None = None  # the Settled whose payout closed it (a resend of it is silent)
