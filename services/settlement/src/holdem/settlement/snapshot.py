@@ -2,13 +2,14 @@
 from the state's own types (pydantic, as the contracts): a field added to ``RoundState``,
 ``Fault`` or ``HistoryEntry`` is snapshotted and checked without a line here.
 
-v2: a round's records nested, rounds, faults and history entries as objects. v1 still loads,
+v2: a round's records nested (v1 kept their wire text), faults as objects; rounds and history
+entries are rows of their fields, as in v1. v1 still loads,
 read as the v2 document it would be (``_upgraded``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Annotated, Any, Final, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
 from pydantic import Field, NonNegativeInt, TypeAdapter
@@ -18,11 +19,18 @@ from holdem.core.snapshot import (
     decoding,
     items,
     load_versioned,
-    mapping,
     named,
     record,
+    row,
 )
 from holdem.settlement.state import HistoryEntry, RoundState, SettlementState
+
+if TYPE_CHECKING:
+    RoundRow = RoundState
+    EntryRow = HistoryEntry
+else:  # written as rows: a player has up to CLOSED_KEPT rounds and history_limit entries
+    RoundRow = row(RoundState)
+    EntryRow = row(HistoryEntry)
 
 SNAPSHOT_VERSION: Final = 2
 SERVICE: Final = "settlement"
@@ -36,9 +44,9 @@ class Body:
 
     service: Literal["settlement"]
     version: Annotated[int, Field(strict=True, ge=2, le=2)]  # a Literal[2] would take 2.0
-    rounds: list[RoundState]
+    rounds: list[RoundRow]
     ended: dict[str, list[str]]
-    history: dict[str, tuple[HistoryEntry, ...]]
+    history: dict[str, tuple[EntryRow, ...]]
     history_limit: NonNegativeInt
 
 
@@ -78,25 +86,15 @@ def _state(body: Body) -> SettlementState:
 
 # --- v1 ---------------------------------------------------------------------------------------
 
-_ROUND_V1: Final = ("round_id", "player_id", "bet", "dealt", "decision", "faults", "status",
-                    "settled_id", "mismatch_id")  # fmt: skip
-_RECORDS_V1: Final = ("bet", "dealt", "decision")  # kept as their wire text
-_ENTRY_V1: Final = tuple(f.name for f in fields(HistoryEntry))  # v1 wrote them in this order
-
 
 def _upgraded(document: dict[str, Any]) -> bytes:
-    """A v1 document as the v2 one it would be: positional rows as objects, records' wire text
-    as the records (the v2 checks then judge every field)."""
-    rounds = [named(row, _ROUND_V1) for row in items(document["rounds"])]
+    """A v1 document as the v2 one it would be: records' wire text as the records, faults as
+    objects (the v2 checks then judge every field)."""
+    rounds = [items(r, 9) for r in items(document["rounds"])]
     for r in rounds:
-        r.update({name: record(r[name]) for name in _RECORDS_V1})
-        r["faults"] = [named(f, ("malfunction_id", "source", "reason")) for f in items(r["faults"])]
-    history = {
-        player: [named(entry, _ENTRY_V1) for entry in items(entries)]
-        for player, entries in mapping(document["history"]).items()
-    }
-    v2 = {**document, "version": SNAPSHOT_VERSION, "rounds": rounds, "history": history}
-    return orjson.dumps(v2)
+        r[2:5] = [record(text) for text in r[2:5]]  # bet, dealt, decision
+        r[5] = [named(f, ("malfunction_id", "source", "reason")) for f in items(r[5])]
+    return orjson.dumps({**document, "version": SNAPSHOT_VERSION, "rounds": rounds})
 
 
 UPGRADES: Final = {1: _upgraded}  # older versions, read as the current one they would be

@@ -2,14 +2,14 @@
 from the state's own types (pydantic, as the contracts): a field added to ``Stake``, ``Account``,
 ``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
 
-v4: records (the seamless requests, a round's reveal) nested, and stakes and accounts as
-objects. v3 still loads, read as the v4 document it would be (``_upgraded``); older ones are
+v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
+their fields. v3 still loads, read as the v4 document it would be (``_upgraded``); older ones are
 refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
 from pydantic import AwareDatetime, Field, NonNegativeInt, TypeAdapter
@@ -22,6 +22,7 @@ from holdem.core.snapshot import (
     mapping,
     named,
     record,
+    row,
 )
 from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges
 from holdem.wallet.state import (
@@ -33,6 +34,13 @@ from holdem.wallet.state import (
     Stake,
     State,
 )
+
+if TYPE_CHECKING:
+    AccountRow = Account
+    StakeRow = Stake
+else:  # written as rows: there are as many as rounds and accounts
+    AccountRow = row(Account)
+    StakeRow = row(Stake)
 
 SNAPSHOT_VERSION: Final = 4
 SERVICE: Final = "wallet"
@@ -47,9 +55,9 @@ class Body:
 
     service: Literal["wallet"]
     version: Annotated[int, Field(strict=True, ge=4, le=4)]  # a Literal[4] would take 4.0
-    accounts: list[tuple[AccountKey, Account]]
+    accounts: list[tuple[AccountKey, AccountRow]]
     house: list[tuple[HouseKey, int]]  # the house's balance may be negative
-    rounds: dict[str, Stake]
+    rounds: dict[str, StakeRow]
     open_rounds: dict[str, str]
     evidence: list[tuple[PlayerKey, Evidence]]
     closed: dict[str, list[str]]
@@ -134,26 +142,20 @@ def _bridges(rounds: dict[str, Bridge], closed: dict[str, list[str]]) -> Bridges
 
 # --- v3 ---------------------------------------------------------------------------------------
 
-_STAKE_V3: Final = ("player_id", "currency", "mode", "ante", "aa_bonus", "call_hold", "call",
-                    "status", "paid_by")  # fmt: skip
-
 
 def _upgraded(document: dict[str, Any]) -> bytes:
-    """A v3 document as the v4 one it would be: positional rows as objects, records' wire text
-    as the records (the v4 checks then judge every field)."""
+    """A v3 document as the v4 one it would be: accounts and house keyed by their tuples, the
+    evidence and bridges as objects, records' wire text as the records, rebets by table (the v4
+    checks then judge every field)."""
     bridges = mapping(document["bridges"])
     v4 = {
         **document,
         "version": SNAPSHOT_VERSION,
-        "accounts": [
-            [row[:3], named(row[3:], ("available", "held"))]
-            for row in _rows(document["accounts"], 5)
-        ],
-        "house": [[row[:2], row[2]] for row in _rows(document["house"], 3)],
-        "rounds": {k: named(v, _STAKE_V3) for k, v in mapping(document["rounds"]).items()},
+        "accounts": [[line[:3], line[3:]] for line in _rows(document["accounts"], 5)],
+        "house": [[line[:2], line[2]] for line in _rows(document["house"], 3)],
         "evidence": [
-            [row[:2], named(items(row[2], 3), ("commitment", "reveal", "unverifiable"))]
-            for row in _rows(document["evidence"], 3)
+            [line[:2], named(items(line[2], 3), ("commitment", "reveal", "unverifiable"))]
+            for line in _rows(document["evidence"], 3)
         ],
         "bridges": {
             round_id: named(items(b, 5), ("debit", "status", "debit_applied", "request", "sent_at"))
@@ -161,7 +163,7 @@ def _upgraded(document: dict[str, Any]) -> bytes:
         },
         "bridges_closed": bridges["closed"],
         "rebets": {
-            player: {row[0]: row[1:] for row in _rows(tables, 3)}
+            player: {line[0]: line[1:] for line in _rows(tables, 3)}
             for player, tables in mapping(document["rebets"]).items()
         },
     }
@@ -173,7 +175,7 @@ def _upgraded(document: dict[str, Any]) -> bytes:
 
 
 def _rows(value: Any, size: int) -> list[list[Any]]:
-    return [items(row, size) for row in items(value)]
+    return [items(line, size) for line in items(value)]
 
 
 UPGRADES: Final = {3: _upgraded}  # older versions, read as the current one they would be
