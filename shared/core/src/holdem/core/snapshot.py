@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import fields
 from datetime import datetime
+from operator import attrgetter
 from typing import Annotated, Any, TypeVar, get_type_hints
 
 from pydantic import AfterValidator, PlainSerializer, TypeAdapter, ValidationError
@@ -62,10 +63,11 @@ def row(cls: type[T]) -> Any:
     hints = get_type_hints(cls, include_extras=True)
     names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
     shape: Any = tuple[tuple(hints[name] for name in names)]  # type: ignore[misc]
+    values = attrgetter(*names) if len(names) > 1 else lambda v: (getattr(v, names[0]),)
     return Annotated[
         shape,
         AfterValidator(lambda values: cls(*values)),
-        PlainSerializer(lambda value: tuple(getattr(value, n) for n in names), return_type=shape),
+        PlainSerializer(values, return_type=shape),
     ]
 
 
