@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from copy import deepcopy
 from datetime import timedelta
 from typing import Any
 
@@ -17,14 +18,14 @@ from holdem.core.contracts import (
     Settled,
     VoidRound,
 )
-from holdem.dealer.context import DealerContext, Table, Tick, TimeoutPolicy
+from holdem.dealer.context import DealerContext, Tick, TimeoutPolicy, TimingRules
 from holdem.dealer.decide import bind
 from holdem.dealer.state import DealerState, evolve, initial_state
 from holdem.dealer.vault import Vault, parse_keys
 from support.deciders import NOW, Decider
 from support.rounds import RoundEvents
 
-TABLE = Table(
+TABLE = TimingRules(
     decision_timeout=timedelta(seconds=30),
     timeout_policy=TimeoutPolicy.FOLD,
     stuck_after=timedelta(seconds=10),
@@ -42,10 +43,10 @@ def unseal(record: DeckSealed) -> tuple[str, ...]:
     return tuple(str(Card(code)) for code in VAULT.open(record).codes)
 
 
-def dealer_at(table: Table = TABLE, game: RoundEvents = GAME) -> Decider[DealerState]:
+def dealer_at(table: TimingRules = TABLE, game: RoundEvents = GAME) -> Decider[DealerState]:
     """The dealer's decider at ``table``, shuffling ``game.deck`` with ``game.salt``."""
     deck = bind(table, lambda: (game.deck, game.salt), VAULT)
-    return Decider[DealerState](initial_state, evolve, deck)
+    return Decider[DealerState](initial_state, evolve, deck, copy=deepcopy)
 
 
 DEALER = dealer_at()
@@ -112,12 +113,13 @@ def voided_by_settlement(game: RoundEvents = GAME) -> RoundVoided:
 
 
 def tick(
-    state: DealerState, seconds: float, table: Table = TABLE
+    state: DealerState, seconds: float, table: TimingRules = TABLE
 ) -> tuple[DealerState, list[Message]]:
     """The runtime's periodic call ``seconds`` after NOW; the events are folded like own events."""
     now = NOW + timedelta(seconds=seconds)
     ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table, vault=VAULT)
     events = DEALER.decide(state, Tick(now), ctx)
+    state = deepcopy(state)  # the caller's state stays as it was (tests branch off one state)
     for event in events:
         state = evolve(state, event)
     return state, events

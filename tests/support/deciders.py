@@ -27,6 +27,9 @@ class Decider(Generic[S]):
     initial_state: Callable[[], S]
     evolve: Callable[[S, Any], S]
     decide: Callable[[S, Any, Context], list[Any]]
+    # A state is one mutable object that evolve updates in place (holdem.core.decider): with
+    # ``copy`` set, ``when`` folds into a copy, so a test may branch several runs off one state.
+    copy: Callable[[S], S] | None = None
 
     def given(self, events: Iterable[Message]) -> S:
         """The state after folding ``events`` in order, starting from the initial state."""
@@ -43,6 +46,8 @@ class Decider(Generic[S]):
         ``fold_input=False`` for a message whose topic is not one of the service's state roles
         (e.g. a command): the runtime decides on it without folding it.
         """
+        if self.copy is not None:
+            state = self.copy(state)
         if fold_input:
             state = self.evolve(state, message)
         events = self.decide(state, message, context_for(message, now))

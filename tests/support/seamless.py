@@ -14,7 +14,7 @@ from holdem.core.decider import Context
 from holdem.core.table_book import TableBook
 from holdem.core.verify import expected_settled
 from holdem.harness.audit_seamless import seamless_violations
-from holdem.wallet.decide import Tables
+from holdem.wallet.admission import Tables
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.state import State, initial_state
 from support.deciders import NOW

@@ -17,12 +17,13 @@ from holdem.core.contracts import (
 )
 from holdem.core.limits import TableLimits
 from holdem.core.verify import expected_settled
-from holdem.wallet.decide import Table, bind
+from holdem.wallet.admission import DefaultTable
+from holdem.wallet.decide import bind
 from holdem.wallet.state import State, evolve, initial_state
 from support.deciders import NOW, Decider
 from support.rounds import RoundEvents
 
-TABLE = Table("EUR", TableLimits(ante_min=100, ante_max=100_000, bonus_max=50_000))
+TABLE = DefaultTable("EUR", TableLimits(ante_min=100, ante_max=100_000, bonus_max=50_000))
 WALLET = Decider[State](initial_state, evolve, bind(TABLE))
 
 

@@ -13,7 +13,7 @@ from holdem.client.seamless_sim import OperatorWallet
 from holdem.core.contracts import BetPlaced, SessionStarted, TableOpened
 from holdem.core.contracts.seamless import DebitRequested
 from holdem.core.table_book import TableBook
-from holdem.wallet.decide import Tables
+from holdem.wallet.admission import Tables
 from holdem.wallet.seamless import bind_seamless
 
 IDLE = 77  # the table's idle timeout, far from the dealer's own (900 s)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from support.dealer import DEALER, GAME, call, sealed, settled, unseal, void_round
 from support.deciders import NOW
 
-from holdem.dealer.pmap import PMap
 from holdem.dealer.state import DealerState, Phase, evolve, initial_state
 
 
@@ -91,15 +90,3 @@ def test_events_without_a_round_or_for_other_topics_leave_the_state_alone() -> N
     state = fold_all([GAME.bet_placed()])
 
     assert evolve(state, call()) is state  # commands are not folded
-
-
-def test_a_persistent_map_update_leaves_the_old_map_as_it_was() -> None:
-    first: PMap[str, int] = PMap()
-    maps = [first]
-    for n in range(5000):
-        maps.append(maps[-1].set(f"r{n}", n))
-
-    assert len(first) == 0 and len(maps[100]) == 100 and len(maps[-1]) == 5000
-    assert maps[-1]["r4321"] == 4321 and "r4999" not in maps[4999]
-    assert maps[-1].set("r1", 1) == maps[-1] and len(maps[-1].set("r1", 2)) == 5000
-    assert dict(maps[3]) == {"r0": 0, "r1": 1, "r2": 2}

@@ -13,7 +13,7 @@ from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
 from holdem.dealer import snapshot
-from holdem.dealer.context import DeckSource, Table, Tick
+from holdem.dealer.context import DeckSource, Tick, TimingRules
 from holdem.dealer.decide import HANDLED, bind
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.state import FOLDED, DealerState, evolve, initial_state
@@ -64,7 +64,7 @@ def checked_evolve(
 
 
 def dealer_spec(
-    table: Table,
+    table: TimingRules,
     vault: Vault,
     tick_interval_s: float = 1.0,
     new_deck: DeckSource = csprng_deck,

@@ -17,13 +17,14 @@ DeckSource = Callable[[], tuple[Sequence[int], bytes]]
 _DERIVED = uuid.UUID("0b9d7a52-2f0e-4b8e-9d67-6a3f1c2e8d41")
 
 
-__all__ = ["DealerContext", "DeckSource", "Table", "Tick", "TimeoutPolicy"]
+__all__ = ["DealerContext", "DeckSource", "Tick", "TimeoutPolicy", "TimingRules"]
 
 
 @dataclass(frozen=True)
-class Table:
-    """The default timing rules (from the settings), for rounds whose BetPlaced names no table
-    terms; a round bet at a table of the book carries its own (ADR 018)."""
+class TimingRules:
+    """The dealer's default timing rules, from its settings: the decision timeout and its
+    policy, the watchdog's bound and the session idle timeout, for rounds whose BetPlaced names
+    no table terms; a round bet at a table of the book carries its own (ADR 018)."""
 
     decision_timeout: timedelta = timedelta(seconds=30)
     timeout_policy: TimeoutPolicy = TimeoutPolicy.FOLD
@@ -53,7 +54,7 @@ class DealerContext(Context):
     vault (the dealer's key ring) seals a new deck and opens a sealed one at the reveal.
     """
 
-    table: Table = field(default_factory=Table)
+    table: TimingRules = field(default_factory=TimingRules)
     new_deck: DeckSource = no_deck_source
     vault: Vault | None = None
 

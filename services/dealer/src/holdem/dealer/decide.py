@@ -16,7 +16,7 @@ from holdem.core.contracts import (
     VoidRound,
 )
 from holdem.core.decider import Context
-from holdem.dealer.context import DealerContext, DeckSource, Table, Tick, no_deck_source
+from holdem.dealer.context import DealerContext, DeckSource, Tick, TimingRules, no_deck_source
 from holdem.dealer.events import (
     Decision,
     dealt,
@@ -28,7 +28,15 @@ from holdem.dealer.events import (
     void,
 )
 from holdem.dealer.sessions import on_end_session, open_for_bet
-from holdem.dealer.state import CLOSED, DECIDED, UNDECIDED, DealerState, Phase, Round, evolve
+from holdem.dealer.state import (
+    CLOSED,
+    DECIDED,
+    UNDECIDED,
+    DealerState,
+    Phase,
+    Round,
+    folded_round,
+)
 from holdem.dealer.timers import on_tick
 from holdem.dealer.vault import Vault
 
@@ -44,9 +52,8 @@ def decide(state: DealerState, message: Any, ctx: DealerContext) -> list[Message
 
 
 def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> list[Message]:
-    # Folding again is a no-op when the runtime already folded it, and makes decide whole alone.
-    state = evolve(state, event)
-    r = state.get(event.round_id)
+    # The round as the bet leaves it: the runtime folded the bet already, a test may not have.
+    r = folded_round(state, event)
     if r is None or r.phase is not Phase.BET_PLACED or r.player_id != event.player_id:
         return []  # already dealt or closed, or a round id another player's bet already holds
     if r.malfunction_id is not None:  # the round broke before its bet arrived: never deal it
@@ -121,7 +128,7 @@ def _on_void(state: DealerState, command: VoidRound, ctx: DealerContext) -> list
 
 
 def _on_malfunction(state: DealerState, event: Malfunction, ctx: DealerContext) -> list[Message]:
-    r = evolve(state, event).get(event.round_id)
+    r = folded_round(state, event)
     # Unknown: remembered, voided if its bet ever arrives. Decided: settlement's. Closed: done.
     if r is None or r.phase not in UNDECIDED or r.malfunction_id is None:
         return []
@@ -140,7 +147,7 @@ HANDLED = tuple(_HANDLERS)  # the message models decide answers
 
 
 def bind(
-    table: Table, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
+    table: TimingRules, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
 ) -> Callable[[DealerState, Any, Context], list[Message]]:
     """``decide`` for one table and vault, taking the runtime's plain Context (the Spec's)."""
 

@@ -5,6 +5,7 @@ their table's policy at once."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from datetime import datetime
 
 from holdem.core.contracts import (
@@ -18,7 +19,7 @@ from holdem.core.contracts import (
 )
 from holdem.dealer.context import DealerContext
 from holdem.dealer.events import auto_decision, reveal
-from holdem.dealer.state import DealerState, Phase, Round, Session, evolve
+from holdem.dealer.state import DealerState, Phase, Round, Session
 
 _SESSIONS = uuid.UUID("5d3c1f6e-8a47-4c2b-b1e9-2f7a90c4d6e3")
 
@@ -46,7 +47,6 @@ def open_for_bet(
     current = state.session(r.player_id, r.table_id)
     if current is not None and r.placed_at is not None and r.placed_at >= current.idle_at():
         events.extend(end(state, current, SessionEndReason.IDLE_TIMEOUT, idle_ctx(current, ctx)))
-        state = _fold(state, events)
         current = None
     if current is not None:
         return current.session_id, events
@@ -82,8 +82,10 @@ def end(
     reason: SessionEndReason,
     ctx: DealerContext,
     command_id: str | None = None,
+    finished: Collection[str] = (),
 ) -> list[Message]:
-    """SessionEnded and the decisions that finish the session's rounds still waiting for one."""
+    """SessionEnded and the decisions that finish the session's rounds still waiting for one
+    (``finished``: rounds this decision has finished already)."""
     ended = SessionEnded(
         **ctx.envelope(session.player_id),
         session_id=session.session_id,
@@ -91,7 +93,7 @@ def end(
         reason=reason,
         command_id=command_id,
     )
-    return [ended, *finish_ended(evolve(state, ended), ctx)]
+    return [ended, *finish_ended(state, session, ctx, finished)]
 
 
 def idle_sessions(state: DealerState, now: datetime, ctx: DealerContext) -> list[Message]:
@@ -100,9 +102,8 @@ def idle_sessions(state: DealerState, now: datetime, ctx: DealerContext) -> list
     for key in sorted(state.sessions):
         session = state.sessions[key]
         if now >= session.idle_at():
-            decided = end(state, session, SessionEndReason.IDLE_TIMEOUT, idle_ctx(session, ctx))
-            events.extend(decided)
-            state = _fold(state, decided)
+            reason, own = SessionEndReason.IDLE_TIMEOUT, idle_ctx(session, ctx)
+            events.extend(end(state, session, reason, own, finished=rounds_of(events)))
     return events
 
 
@@ -111,14 +112,19 @@ def idle_ctx(session: Session, ctx: DealerContext) -> DealerContext:
     return ctx.derived(f"session-idle/{session.session_id}", None)
 
 
-def finish_ended(state: DealerState, ctx: DealerContext) -> list[Message]:
-    """The table's decision for every dealt round of an ended session: at once, not after its
-    decision timeout. The ids are the decision timeout's (``timeout/<round>``): a round
-    finished by either is recognisably finished once."""
+def finish_ended(
+    state: DealerState, ending: Session, ctx: DealerContext, finished: Collection[str] = ()
+) -> list[Message]:
+    """The table's decision for every dealt round of an ended session (``ending``, or one over
+    before it), but those in ``finished``: at once, not after its decision timeout. The ids are
+    the decision timeout's (``timeout/<round>``): a round finished by either is recognisably
+    finished once."""
     events: list[Message] = []
     for round_id in sorted(state.open):
         r = state.rounds[round_id]
-        if not (finishable(r) and state.session_over(r)):
+        if round_id in finished or not finishable(r):
+            continue
+        if not (state.session_over(r) or _in(r, ending)):
             continue
         decision = auto_decision(r.timeout_policy or ctx.table.timeout_policy, r, ctx)
         events.extend(reveal(r, decision, timeout_ctx(r, ctx), auto=True, command_id=None))
@@ -134,10 +140,17 @@ def timeout_ctx(r: Round, ctx: DealerContext) -> DealerContext:
     return ctx.derived(f"timeout/{r.round_id}", r.correlation_id)
 
 
-def _fold(state: DealerState, events: list[Message]) -> DealerState:
-    for event in events:
-        state = evolve(state, event)
-    return state
+def _in(r: Round, session: Session) -> bool:
+    """Whether ``r`` is played in ``session`` (the player's open one at its table)."""
+    return r.session_id is not None and (r.player_id, r.table_id) == (
+        session.player_id,
+        session.table_id,
+    )
+
+
+def rounds_of(events: list[Message]) -> set[str]:
+    """The rounds the events are about: those a decision has finished already."""
+    return {e.round_id for e in events if e.round_id is not None}
 
 
 def _refused(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import Field, SecretStr, field_validator
 
-from holdem.dealer.context import Table, TimeoutPolicy
+from holdem.dealer.context import TimeoutPolicy, TimingRules
 from holdem.dealer.timers import AVAILABLE_POLICIES
 from holdem.dealer.vault import Vault, VaultKeyError, parse_keys
 from holdem.runtime.settings import RuntimeSettings
@@ -69,9 +69,9 @@ class DealerSettings(RuntimeSettings):
         return policy
 
     @property
-    def table(self) -> Table:
+    def table(self) -> TimingRules:
         """The table's timing rules as the decider sees them."""
-        return Table(
+        return TimingRules(
             decision_timeout=timedelta(seconds=self.decision_timeout_s),
             timeout_policy=self.timeout_policy,
             stuck_after=timedelta(seconds=self.stuck_after_s),

@@ -1,4 +1,8 @@
-"""The dealer's state: every round it knows, folded from the rounds and vault topics."""
+"""The dealer's state: every round it knows and its players' open sessions, folded from the
+rounds and vault topics. As every service's (``holdem.core.decider``): one mutable object per
+partition that ``evolve`` updates in place; a ``Round`` or ``Session`` in it is a frozen value,
+replaced whole, so ``decide`` can work out a round's next value (``folded_round``) without
+touching the state."""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Final
+
+from pydantic import AwareDatetime, NonNegativeInt
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -24,7 +30,6 @@ from holdem.core.contracts import (
     Settled,
     TimeoutPolicy,
 )
-from holdem.dealer.pmap import PMap
 
 
 class Phase(StrEnum):
@@ -73,11 +78,11 @@ class Round:
     correlation_id: str | None = None
     currency: str = ""
     mode: Mode = Mode.REAL
-    ante: int = 0
-    aa_bonus: int = 0
-    placed_at: datetime | None = None
-    dealt_at: datetime | None = None
-    decided_at: datetime | None = None
+    ante: NonNegativeInt = 0
+    aa_bonus: NonNegativeInt = 0
+    placed_at: AwareDatetime | None = None
+    dealt_at: AwareDatetime | None = None
+    decided_at: AwareDatetime | None = None
     # The vault's record of the deck, still sealed: opened (ctx.vault) only to deal or reveal,
     # so the state holds no card the player has not seen; dropped once revealed.
     sealed: DeckSealed | None = None
@@ -86,7 +91,7 @@ class Round:
     malfunction_reason: str = ""
     # The round's own terms, from its BetPlaced v2 (its table's version); None: the dealer's
     # settings (a v1 BetPlaced, the default table).
-    decision_timeout_s: int | None = None
+    decision_timeout_s: NonNegativeInt | None = None
     timeout_policy: TimeoutPolicy | None = None
     # The table the round is bet at (BetPlaced v2) and its session (Dealt v2, ADR 020); None:
     # the default table, which has no sessions.
@@ -102,9 +107,9 @@ class Session:
     session_id: str
     player_id: str
     table_id: str
-    idle_timeout_s: int
-    started_at: datetime
-    last_active: datetime
+    idle_timeout_s: NonNegativeInt
+    started_at: AwareDatetime
+    last_active: AwareDatetime
     mode: Mode = Mode.REAL
 
     def idle_at(self) -> datetime:
@@ -116,23 +121,23 @@ class Session:
 Answered = tuple[str, str]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DealerState:
     """The rounds by id (open, or closed and among their player's last CLOSED_KEPT), the ids of
     the open ones (the only ones a tick has to look at), and the commands answered, by
     (player_id, command_id): a command id is the player's idempotency key across all his
     rounds, as in the wallet, and two players may pick the same one. ``closed`` and ``used``
     keep, per player, the order in which his rounds closed and his command ids were used, oldest
-    first, so the oldest is the one forgotten."""
+    first, so the oldest is the one forgotten. ``evolve`` updates it in place."""
 
-    rounds: PMap[str, Round] = field(default_factory=PMap)
-    open: frozenset[str] = frozenset()
-    commands: PMap[tuple[str, str], Answered] = field(default_factory=PMap)
-    closed: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
-    used: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+    rounds: dict[str, Round] = field(default_factory=dict)
+    open: set[str] = field(default_factory=set)
+    commands: dict[tuple[str, str], Answered] = field(default_factory=dict)
+    closed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    used: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Open sessions by (player_id, table_id); the ids of each player's last ended ones.
-    sessions: PMap[tuple[str, str], Session] = field(default_factory=PMap)
-    ended: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+    sessions: dict[tuple[str, str], Session] = field(default_factory=dict)
+    ended: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def session(self, player_id: str, table_id: str | None) -> Session | None:
         return None if table_id is None else self.sessions.get((player_id, table_id))
@@ -147,88 +152,82 @@ class DealerState:
     def get(self, round_id: str | None) -> Round | None:
         return None if round_id is None else self.rounds.get(round_id)
 
-    def put(self, round_: Round) -> DealerState:
-        is_open = round_.phase is not None and round_.phase not in CLOSED
-        ids = self.open | {round_.round_id} if is_open else self.open - {round_.round_id}
-        state = replace(self, rounds=self.rounds.set(round_.round_id, round_), open=ids)
+    def put(self, round_: Round) -> None:
         before = self.rounds.get(round_.round_id)
+        self.rounds[round_.round_id] = round_
+        if round_.phase is not None and round_.phase not in CLOSED:
+            self.open.add(round_.round_id)
+        else:
+            self.open.discard(round_.round_id)
         if round_.phase in CLOSED and (before is None or before.phase not in CLOSED):
-            return state._forget_old_rounds(round_)
-        return state
+            self._forget_old_rounds(round_)
 
-    def _forget_old_rounds(self, round_: Round) -> DealerState:
+    def _forget_old_rounds(self, round_: Round) -> None:
         order = (*self.closed.get(round_.player_id, ()), round_.round_id)
-        rounds = self.rounds
         for old in order[:-CLOSED_KEPT]:
-            forgotten = rounds.get(old)
+            forgotten = self.rounds.get(old)
             if forgotten is not None and forgotten.phase in CLOSED:  # not an id reused since
-                rounds = rounds.delete(old)
-        closed = self.closed.set(round_.player_id, order[-CLOSED_KEPT:])
-        return replace(self, rounds=rounds, closed=closed)
+                del self.rounds[old]
+        self.closed[round_.player_id] = order[-CLOSED_KEPT:]
 
     def answered(self, player_id: str, command_id: str) -> Answered | None:
         return self.commands.get((player_id, command_id))
 
-    def answer(self, player_id: str, command_id: str, answered: Answered) -> DealerState:
+    def answer(self, player_id: str, command_id: str, answered: Answered) -> None:
         if (player_id, command_id) in self.commands:
-            return self
+            return
         order = (*self.used.get(player_id, ()), command_id)
-        commands = self.commands.set((player_id, command_id), answered)
+        self.commands[(player_id, command_id)] = answered
         for old in order[:-COMMANDS_KEPT]:
-            commands = commands.delete((player_id, old))
-        used = self.used.set(player_id, order[-COMMANDS_KEPT:])
-        return replace(self, commands=commands, used=used)
+            self.commands.pop((player_id, old), None)
+        self.used[player_id] = order[-COMMANDS_KEPT:]
 
 
-def _session_started(state: DealerState, e: SessionStarted) -> DealerState:
+def _session_started(state: DealerState, e: SessionStarted) -> None:
     key = (e.player_id, e.table_id)
     if key in state.sessions or e.session_id in state.ended.get(e.player_id, ()):
-        return state  # open already, or ended since: an echo opens nothing
+        return  # open already, or ended since: an echo opens nothing
     at = e.occurred_at
-    session = Session(e.session_id, e.player_id, e.table_id, e.idle_timeout_s, at, at, e.mode)
-    return replace(state, sessions=state.sessions.set(key, session))
+    state.sessions[key] = Session(
+        e.session_id, e.player_id, e.table_id, e.idle_timeout_s, at, at, e.mode
+    )
 
 
-def _session_ended(state: DealerState, e: SessionEnded) -> DealerState:
+def _session_ended(state: DealerState, e: SessionEnded) -> None:
     if e.command_id is not None:
-        state = state.answer(e.player_id, e.command_id, (e.table_id, "command.end_session"))
+        state.answer(e.player_id, e.command_id, (e.table_id, "command.end_session"))
     key = (e.player_id, e.table_id)
     current = state.sessions.get(key)
     if current is not None and current.session_id == e.session_id:
-        state = replace(state, sessions=state.sessions.delete(key))
+        del state.sessions[key]
     ended = state.ended.get(e.player_id, ())
-    if e.session_id in ended:
-        return state
-    order = (*ended, e.session_id)[-ENDED_KEPT:]
-    return replace(state, ended=state.ended.set(e.player_id, order))
+    if e.session_id not in ended:
+        state.ended[e.player_id] = (*ended, e.session_id)[-ENDED_KEPT:]
 
 
-def _touch(state: DealerState, player_id: str, table_id: str | None, at: datetime) -> DealerState:
+def _touch(state: DealerState, player_id: str, table_id: str | None, at: datetime) -> None:
     """A command of the player at the table: his session's idle timeout starts again, unless it
     had run out already (the dealer ends that session, and a bet starts a new one)."""
     session = state.session(player_id, table_id)
     if session is None or at <= session.last_active or at >= session.idle_at():
-        return state
-    key = (player_id, session.table_id)
-    return replace(state, sessions=state.sessions.set(key, replace(session, last_active=at)))
+        return
+    state.sessions[(player_id, session.table_id)] = replace(session, last_active=at)
 
 
-def _sessions(state: DealerState, event: Any) -> DealerState:
+def _sessions(state: DealerState, event: Any) -> None:
     """The sessions' part of ``evolve``: their own events and the commands that keep them."""
     if isinstance(event, SessionStarted):
-        return _session_started(state, event)
-    if isinstance(event, SessionEnded):
-        return _session_ended(state, event)
-    if isinstance(event, SessionRejected):
-        answered = (event.table_id, "command.end_session")
-        return state.answer(event.player_id, event.command_id, answered)
-    if isinstance(event, BetPlaced):
-        return _touch(state, event.player_id, event.table_id, event.occurred_at)
-    if isinstance(event, Called | Folded) and not event.auto:
+        _session_started(state, event)
+    elif isinstance(event, SessionEnded):
+        _session_ended(state, event)
+    elif isinstance(event, SessionRejected):
+        state.answer(event.player_id, event.command_id, (event.table_id, "command.end_session"))
+    elif isinstance(event, BetPlaced):
+        _touch(state, event.player_id, event.table_id, event.occurred_at)
+    elif isinstance(event, Called | Folded) and not event.auto:
         r = state.rounds.get(event.round_id)
         if r is not None and r.player_id == event.player_id:
-            return _touch(state, r.player_id, r.table_id, event.occurred_at)
-    return state
+            _touch(state, r.player_id, r.table_id, event.occurred_at)
 
 
 def initial_state() -> DealerState:
@@ -344,11 +343,25 @@ _ANSWERS: dict[type, str] = {
 }
 
 
+def folded_round(state: DealerState, event: Any) -> Round | None:
+    """The round of ``event`` as ``evolve`` would leave it, the state untouched: what a
+    decision on an event not folded yet sees (None: no such round, or the event makes none)."""
+    apply = _APPLY.get(type(event))
+    round_id = getattr(event, "round_id", None)
+    current = state.rounds.get(round_id) if round_id is not None else None
+    if apply is None or round_id is None or isinstance(event, CommandRejected):
+        return current
+    before = current or Round(round_id, event.player_id)
+    after = apply(before, event)
+    return current if after is before else after
+
+
 def evolve(state: DealerState, event: Any) -> DealerState:
-    """Fold one rounds or vault event. Re-applying an event the state reflects changes nothing."""
+    """Fold one rounds or vault event into ``state``, in place, and return it. Re-applying an
+    event the state reflects changes nothing."""
+    _sessions(state, event)
     if isinstance(event, _SESSION_EVENTS):
-        return _sessions(state, event)
-    state = _sessions(state, event)
+        return state
     apply = _APPLY.get(type(event))
     round_id = getattr(event, "round_id", None)
     if apply is None or round_id is None:
@@ -356,12 +369,12 @@ def evolve(state: DealerState, event: Any) -> DealerState:
     command_id = getattr(event, "command_id", None)
     if command_id is not None and type(event) is not BetPlaced:
         kind = event.command_type if isinstance(event, CommandRejected) else _ANSWERS[type(event)]
-        state = state.answer(event.player_id, command_id, (round_id, kind))
+        state.answer(event.player_id, command_id, (round_id, kind))
     if isinstance(event, CommandRejected):
         return state  # a refusal changes no round
     current = state.rounds.get(round_id)
     before = current or Round(round_id, event.player_id)
     after = apply(before, event)
-    if after is current or (current is None and after is before):
-        return state
-    return state.put(after)
+    if after is not current and not (current is None and after is before):
+        state.put(after)
+    return state

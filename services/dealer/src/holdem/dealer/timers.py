@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 from holdem.core.contracts import Message
 from holdem.dealer.context import DealerContext, TimeoutPolicy
 from holdem.dealer.events import auto_decision, malfunction, reveal
-from holdem.dealer.sessions import finishable, idle_sessions, timeout_ctx
-from holdem.dealer.state import DECIDED, DealerState, Phase, Round, evolve
+from holdem.dealer.sessions import finishable, idle_sessions, rounds_of, timeout_ctx
+from holdem.dealer.state import DECIDED, DealerState, Phase, Round
 
 __all__ = ["AVAILABLE_POLICIES", "auto_decision", "on_tick"]
 
@@ -17,9 +17,10 @@ def on_tick(state: DealerState, now: datetime, ctx: DealerContext) -> list[Messa
     """End the sessions idle too long (and finish their rounds); complete the rounds whose
     player ran out of time; report rounds stuck past the bound."""
     events = idle_sessions(state, now, ctx)
-    for event in events:  # the rounds those ends finished are not timed out again below
-        state = evolve(state, event)
+    finished = rounds_of(events)  # the rounds those ends finished are not timed out again
     for round_id in sorted(state.open):  # sorted: the same state gives the same events
+        if round_id in finished:
+            continue
         r = state.rounds[round_id]
         events.extend(_timeout(state, r, now, ctx) or _watchdog(r, now, ctx))
     return events

@@ -47,8 +47,8 @@ class Book:
 
 @dataclass(slots=True)
 class QueryState:
-    """The books of the players of the assigned partitions; ``evolve`` updates it in place,
-    every value in it is immutable."""
+    """The books of the players of the assigned partitions; ``evolve`` updates it in place
+    (``holdem.core.decider``), and a round view or balance in it is a frozen value."""
 
     books: dict[str, Book] = field(default_factory=dict)
     kept: int = HISTORY_KEPT

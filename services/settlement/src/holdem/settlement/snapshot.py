@@ -1,144 +1,100 @@
-"""Settlement's state as a snapshot (ADR 010): versioned JSON, every field checked when loaded."""
+"""Settlement's state as a snapshot (ADR 010): versioned JSON whose shape and checks are derived
+from the state's own types (pydantic, as the contracts): a field added to ``RoundState``,
+``Fault`` or ``HistoryEntry`` is snapshotted and checked without a line here.
+
+v2: a round's records nested (v1 kept their wire text), faults as objects; rounds and history
+entries are rows of their fields, as in v1. v1 still loads,
+read as the v2 document it would be (``_upgraded``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import fields
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
+from pydantic import Field, NonNegativeInt, TypeAdapter
 
-from holdem.core.contracts import BetPlaced, Called, Dealt, Folded, dump, parse
 from holdem.core.snapshot import (
     SnapshotError,
-    check_envelope,
-    count,
     decoding,
     items,
-    mapping,
-    one_of,
-    optional,
-    text,
-    time,
+    load_versioned,
+    named,
+    record,
+    row,
 )
-from holdem.settlement.state import Fault, HistoryEntry, RoundState, SettlementState
+from holdem.settlement.state import HistoryEntry, RoundState, SettlementState
 
-SNAPSHOT_VERSION: Final = 1
+if TYPE_CHECKING:
+    RoundRow = RoundState
+    EntryRow = HistoryEntry
+else:  # written as rows: a player has up to CLOSED_KEPT rounds and history_limit entries
+    RoundRow = row(RoundState)
+    EntryRow = row(HistoryEntry)
+
+SNAPSHOT_VERSION: Final = 2
 SERVICE: Final = "settlement"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
 
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A snapshot: the state's fields (rounds as a list: each names its key; ``open_rounds``
+    is recounted from them)."""
+
+    service: Literal["settlement"]
+    version: Annotated[int, Field(strict=True, ge=2, le=2)]  # a Literal[2] would take 2.0
+    rounds: list[RoundRow]
+    ended: dict[str, list[str]]
+    history: dict[str, tuple[EntryRow, ...]]
+    history_limit: NonNegativeInt
+
+
+BODY: Final = TypeAdapter(Body)
+
+
 def dump_state(state: SettlementState) -> bytes:
-    """The snapshot of ``state``: ``load_state`` gives back an equal state (``open_rounds`` is
-    recounted from the rounds)."""
-    body = {
-        "service": SERVICE,
-        "version": SNAPSHOT_VERSION,
-        "rounds": [_round(r) for r in state.rounds.values()],
-        "ended": state.ended,
-        "history": {
-            player: [[getattr(e, name) for name in _ENTRY] for e in entries]
-            for player, entries in state.history.items()
-        },
-        "history_limit": state.history_limit,
-    }
-    return orjson.dumps(body)
+    """The snapshot of ``state``: ``load_state`` gives back an equal state."""
+    body = Body(
+        service=SERVICE,
+        version=SNAPSHOT_VERSION,
+        rounds=list(state.rounds.values()),
+        ended=state.ended,
+        history=state.history,
+        history_limit=state.history_limit,
+    )
+    return BODY.dump_json(body)
 
 
 def load_state(raw: bytes) -> SettlementState:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
     return decoding(
-        SERVICE, lambda: _load(check_envelope(orjson.loads(raw), SERVICE, SNAPSHOT_VERSION))
+        SERVICE, lambda: _state(load_versioned(BODY, raw, SERVICE, SNAPSHOT_VERSION, UPGRADES))
     )
 
 
-def _load(body: dict[str, Any]) -> SettlementState:
-    state = SettlementState(history_limit=count(body["history_limit"]))
-    for item in items(body["rounds"]):
-        round_ = _load_round(item)
-        state.rounds[(round_.player_id, round_.round_id)] = round_
-    state.open_rounds = sum(not r.terminal for r in state.rounds.values())
-    for player_id, ids in mapping(body["ended"]).items():
-        state.ended[player_id] = [text(round_id) for round_id in items(ids)]
-    for player_id, entries in mapping(body["history"]).items():
-        state.history[player_id] = tuple(_load_entry(entry) for entry in items(entries))
-    return state
-
-
-def _wire(event: Any) -> str | None:
-    return None if event is None else dump(event).decode()
-
-
-def _round(r: RoundState) -> list[Any]:
-    faults = [[f.malfunction_id, f.source, f.reason] for f in r.faults]
-    events = [_wire(r.bet), _wire(r.dealt), _wire(r.decision)]
-    return [r.round_id, r.player_id, *events, faults, r.status, r.settled_id, r.mismatch_id]
-
-
-def _event(*kinds: type) -> Callable[[Any], Any]:
-    def load(value: Any) -> Any:
-        if value is None:
-            return None
-        event = parse("rounds", text(value))
-        if not isinstance(event, kinds):
-            raise SnapshotError(f"a round holds a {type(event).__name__} where it keeps {kinds}")
-        return event
-
-    return load
-
-
-def _load_round(item: Any) -> RoundState:
-    round_id, player_id, bet, dealt, decision, faults, status, settled_id, mismatch_id = items(
-        item, 9
-    )
-    return RoundState(
-        round_id=text(round_id),
-        player_id=text(player_id),
-        bet=_event(BetPlaced)(bet),
-        dealt=_event(Dealt)(dealt),
-        decision=_event(Called, Folded)(decision),
-        faults=tuple(Fault(*(text(v) for v in items(f, 3))) for f in items(faults)),
-        status=one_of("open", "settled", "voided")(status),
-        settled_id=optional(text)(settled_id),
-        mismatch_id=optional(text)(mismatch_id),
+def _state(body: Body) -> SettlementState:
+    rounds = {(r.player_id, r.round_id): r for r in body.rounds}
+    return SettlementState(
+        rounds=rounds,
+        ended=body.ended,
+        history=body.history,
+        history_limit=body.history_limit,
+        open_rounds=sum(not r.terminal for r in rounds.values()),
     )
 
 
-def _cards(value: Any) -> tuple[str, ...]:
-    return tuple(text(card) for card in items(value))
+# --- v1 ---------------------------------------------------------------------------------------
 
 
-_ENTRY: dict[str, Callable[[Any], Any]] = {
-    "round_id": text,
-    "currency": text,
-    "pay_table": text,
-    "ante": count,
-    "aa_bonus": count,
-    "call": count,
-    "decision": one_of(None, "call", "fold"),
-    "auto": one_of(False, True),
-    "result": one_of("win", "lose", "push", "fold", "voided"),
-    "ante_return": count,
-    "call_return": count,
-    "bonus_return": count,
-    "total_return": count,
-    "player_cards": _cards,
-    "flop": _cards,
-    "dealer_cards": _cards,
-    "turn_river": _cards,
-    "placed_at": optional(time),
-    "decided_at": optional(time),
-    "ended_at": time,
-    "void_reason": optional(text),
-}
+def _upgraded(document: dict[str, Any]) -> bytes:
+    """A v1 document as the v2 one it would be: records' wire text as the records, faults as
+    objects (the v2 checks then judge every field)."""
+    rounds = [items(r, 9) for r in items(document["rounds"])]
+    for r in rounds:
+        r[2:5] = [record(text) for text in r[2:5]]  # bet, dealt, decision
+        r[5] = [named(f, ("malfunction_id", "source", "reason")) for f in items(r[5])]
+    return orjson.dumps({**document, "version": SNAPSHOT_VERSION, "rounds": rounds})
 
 
-# The snapshot lists an entry's fields in the dataclass's order.
-assert tuple(_ENTRY) == tuple(f.name for f in fields(HistoryEntry)), "_ENTRY lags HistoryEntry"
-
-
-def _load_entry(item: Any) -> HistoryEntry:
-    values = items(item, len(_ENTRY))
-    return HistoryEntry(
-        **{k: check(v) for (k, check), v in zip(_ENTRY.items(), values, strict=True)}
-    )
+UPGRADES: Final = {1: _upgraded}  # older versions, read as the current one they would be

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Final, Literal
+
+from pydantic import AwareDatetime, NonNegativeInt
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -72,23 +73,23 @@ class HistoryEntry:
     round_id: str
     currency: str
     pay_table: str
-    ante: int
-    aa_bonus: int
-    call: int
+    ante: NonNegativeInt
+    aa_bonus: NonNegativeInt
+    call: NonNegativeInt
     decision: Literal["call", "fold"] | None
     auto: bool
     result: Literal["win", "lose", "push", "fold", "voided"]
-    ante_return: int
-    call_return: int
-    bonus_return: int
-    total_return: int
+    ante_return: NonNegativeInt
+    call_return: NonNegativeInt
+    bonus_return: NonNegativeInt
+    total_return: NonNegativeInt
     player_cards: tuple[str, ...]
     flop: tuple[str, ...]
     dealer_cards: tuple[str, ...]
     turn_river: tuple[str, ...]
-    placed_at: datetime | None
-    decided_at: datetime | None
-    ended_at: datetime
+    placed_at: AwareDatetime | None
+    decided_at: AwareDatetime | None
+    ended_at: AwareDatetime
     void_reason: str | None = None
 
 
@@ -97,14 +98,14 @@ class SettlementState:
     """The open rounds of the assigned partitions and each player's last CLOSED_KEPT ended
     ones (``ended``: their ids, oldest first), and each real-money player's recent rounds.
 
-    ``evolve`` updates this accumulator in place so replaying a long log stays linear; every
-    value stored in it is immutable, so nothing a decision read can change under it.
+    ``evolve`` updates this accumulator in place (``holdem.core.decider``), so replaying a long
+    log stays linear; a round or history entry stored in it is a frozen value, replaced whole.
     """
 
     rounds: dict[RoundKey, RoundState] = field(default_factory=dict)
     ended: dict[str, list[str]] = field(default_factory=dict)
     history: dict[str, tuple[HistoryEntry, ...]] = field(default_factory=dict)
-    history_limit: int = HISTORY_LIMIT
+    history_limit: NonNegativeInt = HISTORY_LIMIT
     open_rounds: int = 0  # rounds not yet ended, kept here so the gauge costs O(1)
 
     def round(self, player_id: str, round_id: str) -> RoundState | None:

@@ -1,8 +1,7 @@
-"""The wallet service: its decider wired into the shared runtime, and its entry point."""
+"""The wallet service: one of its two modes (transfer or seamless, ``HOLDEM_WALLET_MODE``) wired
+into the shared runtime, and its entry point."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import structlog
 from prometheus_client import CollectorRegistry
@@ -25,7 +24,8 @@ from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
 from holdem.wallet import snapshot
-from holdem.wallet.decide import Table, Tables, bind
+from holdem.wallet.admission import DefaultTable, Tables
+from holdem.wallet.decide import bind
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.settings import WalletSettings
@@ -49,10 +49,18 @@ def log_refusals(state: State, message: Message, events: list[Message]) -> None:
             )
 
 
-def wallet_spec(table: Table, book: TableBook | None = None) -> Spec[State]:
-    """The wallet as the runtime sees it: reads commands, the admin's table commands and
-    rounds, folds its own ledger and the rounds' bets, deals and reveals (what a payout is
-    checked against), and keeps the whole table book (ADR 018)."""
+# Every command (it reports unknown types), the admin's, the bets (what Rebet repeats) and the
+# rounds events that prove and end a round; BetRejected, Malfunction and CommandRejected are
+# skipped unparsed. Seamless mode also reads its requests, the operator's replies and its moves.
+READS = COMMAND_TYPES | ADMIN_TYPES | type_names(BetPlaced, Dealt, *ROUND_HANDLERS)
+SEAMLESS_READS = READS | type_names(*SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES)
+SNAPSHOT = Codec(snapshot.dump_state, snapshot.load_state)
+
+
+def wallet_spec(table: DefaultTable, book: TableBook | None = None) -> Spec[State]:
+    """The wallet in transfer mode as the runtime sees it: reads commands, the admin's table
+    commands and rounds, folds its own ledger and the rounds' bets, deals and reveals (what a
+    payout is checked against), and keeps the whole table book (ADR 018)."""
     book = TableBook() if book is None else book
     return Spec[State](
         name=NAME,
@@ -67,37 +75,40 @@ def wallet_spec(table: Table, book: TableBook | None = None) -> Spec[State]:
         rejects_unreadable=frozenset({"commands", "admin"}),
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
-        # Every command (it reports unknown types), the admin's, the bets (what Rebet repeats)
-        # and the rounds events that prove and end a round; BetRejected, Malfunction and
-        # CommandRejected are skipped unparsed.
-        snapshot=Codec(snapshot.dump_state, snapshot.load_state),
-        reads=COMMAND_TYPES | ADMIN_TYPES | type_names(BetPlaced, Dealt, *ROUND_HANDLERS),
+        snapshot=SNAPSHOT,
+        reads=READS,
         book_roles=("tables",),
         fold_book=book.evolve,
     )
 
 
-def seamless_spec(table: Table, timing: Timing) -> Spec[State]:
-    """The wallet bridging to the operator's wallet (ADR 015): it also reads the operator's
-    replies, folds its own requests (on its own topic), and on ticks expires debits and re-sends
-    credits and rollbacks."""
+def seamless_spec(table: DefaultTable, timing: Timing) -> Spec[State]:
+    """The wallet bridging to the operator's wallet (ADR 015): as in transfer mode, and it also
+    reads the operator's replies, folds its own requests (on its own topic), and on ticks
+    expires debits and re-sends credits and rollbacks."""
 
     def tick(state: State, ctx: Context) -> list[Message]:
         return on_tick(state, ctx, timing)
 
     book = TableBook()
-    spec = wallet_spec(table, book)
-    return replace(
-        spec,
+    return Spec[State](
+        name=NAME,
+        initial_state=initial_state,
         evolve=evolve_seamless,
         decide=bind_seamless(Tables(table, book), timing),
-        inputs=(*spec.inputs, "seamless_replies"),
-        rejects_unreadable=spec.rejects_unreadable | {"seamless_replies"},
+        inputs=("commands", "rounds", "admin", "seamless_replies"),
+        state_roles=("wallet", "rounds"),
+        outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
+        commands=OWNED_COMMANDS,
+        rejects_unreadable=frozenset({"commands", "admin", "seamless_replies"}),
         tick=tick,
         tick_interval_s=min(1.0, timing.retry_after.total_seconds() / 2),
         open_rounds=lambda state: len(state.open_rounds) + len(state.bridges.pending),
-        reads=(spec.reads or frozenset())
-        | type_names(*SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES),
+        on_handled=log_refusals,
+        snapshot=SNAPSHOT,
+        reads=SEAMLESS_READS,
+        book_roles=("tables",),
+        fold_book=book.evolve,
     )
 
 

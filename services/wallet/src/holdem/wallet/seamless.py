@@ -46,22 +46,19 @@ from holdem.core.contracts.seamless import (
 )
 from holdem.core.decider import Context
 from holdem.core.limits import AdjustedBets, Adjustment
-from holdem.wallet.decide import (
+from holdem.wallet.admission import (
     CALL_MULTIPLE,
     PINNED,
     Refusal,
     Tables,
     Terms,
-    _admit,
-    _check_duplicate,
-    _requested,
-    _take_stakes,
-    _terms,
-    _wallet_rejected,
-    bet_refused,
-    decide,
-    fingerprint,
+    admit,
+    requested,
+    take_stakes,
+    terms_of,
 )
+from holdem.wallet.decide import decide
+from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
@@ -171,7 +168,7 @@ def _place_bet(
 ) -> list[Message]:
     player_id, round_id = command.player_id, command.round_id
     try:
-        if _check_duplicate(state, command, ctx):
+        if already_decided(state, command, ctx):
             return []
         bridge = state.bridges.rounds.get(round_id)
         if bridge is not None:
@@ -184,9 +181,9 @@ def _place_bet(
         if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
             detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
             raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
-        terms = _terms(command, tables)
-        asked = _requested(state, command)
-        bets = _admit(state, command, terms, asked, funds=False)
+        terms = terms_of(command, tables)
+        asked = requested(state, command)
+        bets = admit(state, command, terms, asked, funds=False)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     call_hold = CALL_MULTIPLE * bets.ante
@@ -211,13 +208,13 @@ def _place_bet(
 
 def _no_transfers(state: State, command: Deposit | Withdraw, ctx: Context) -> list[Message]:
     try:
-        if _check_duplicate(state, command, ctx):
+        if already_decided(state, command, ctx):
             return []
         raise Refusal(
             Reason.INVALID, "seamless wallet: the operator's wallet holds the money, not this one"
         )
     except Refusal as refusal:
-        return [_wallet_rejected(command, ctx, refusal)]
+        return [wallet_rejected(command, ctx, refusal)]
 
 
 # --- the operator's replies -----------------------------------------------------------------
@@ -280,10 +277,9 @@ def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     # A DebitRequested v1 has no idle_timeout_s: that session takes the dealer's (ADR 020).
     pinned = {n: getattr(debit, n, None) for n in PINNED if getattr(debit, n, None) is not None}
     terms = Terms(debit.currency, debit.mode, None, pinned)
-    requested = (debit.requested_ante, debit.requested_aa_bonus)
-    placed = _take_stakes(
-        state, _bet_of(debit), ctx, bets, terms, requested, ledger, digest=debit.fingerprint
-    )
+    bet, asked = _bet_of(debit), (debit.requested_ante, debit.requested_aa_bonus)
+    digest = debit.fingerprint or fingerprint(bet)
+    placed = take_stakes(state, bet, ctx, bets, terms, asked, digest, ledger)
     return [debited, *placed]
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Final, Literal, TypeAlias
+
+from pydantic import AwareDatetime
 
 from holdem.core.contracts import Message, WalletRejected
 from holdem.core.contracts.seamless import (
@@ -56,7 +57,7 @@ class Bridge:
     status: Status = "debit_pending"
     debit_applied: bool = False  # a SeamlessDebited put the stakes in the ledger
     request: CreditRequested | RollbackRequested | None = None  # outstanding, re-sent until done
-    sent_at: datetime | None = None  # the last send of ``request``
+    sent_at: AwareDatetime | None = None  # the last send of ``request``
 
     @property
     def player_id(self) -> str:

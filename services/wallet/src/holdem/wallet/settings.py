@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from holdem.core.limits import TableLimits
 from holdem.runtime.settings import RuntimeSettings
-from holdem.wallet.decide import Table
+from holdem.wallet.admission import DefaultTable
 from holdem.wallet.seamless import Timing
 
 
@@ -50,10 +50,10 @@ class WalletSettings(RuntimeSettings):
         return self
 
     @property
-    def table(self) -> Table:
+    def table(self) -> DefaultTable:
         """The table as the decider sees it."""
         limits = TableLimits(self.table_ante_min, self.table_ante_max, self.table_bonus_max)
-        return Table(self.table_currency, limits)
+        return DefaultTable(self.table_currency, limits)
 
     @property
     def timing(self) -> Timing:

@@ -1,183 +1,181 @@
-"""The wallet's state as a snapshot (ADR 010): versioned JSON, every field checked when loaded."""
+"""The wallet's state as a snapshot (ADR 010): versioned JSON whose shape and checks are derived
+from the state's own types (pydantic, as the contracts): a field added to ``Stake``, ``Account``,
+``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
+
+v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
+their fields. v3 still loads, read as the v4 document it would be (``_upgraded``); older ones are
+refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final, get_args
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
+from pydantic import AwareDatetime, Field, NonNegativeInt, TypeAdapter
 
-from holdem.core.contracts import Called, Folded, Mode, dump, parse
-from holdem.core.contracts.seamless import CreditRequested, DebitRequested, RollbackRequested
 from holdem.core.snapshot import (
     SnapshotError,
-    check_envelope,
-    count,
     decoding,
     items,
+    load_versioned,
     mapping,
-    one_of,
-    optional,
-    text,
-    time,
+    named,
+    record,
+    row,
 )
-from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges, Status
-from holdem.wallet.state import Account, CallState, Evidence, RoundStatus, Stake, State
+from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges
+from holdem.wallet.state import (
+    Account,
+    AccountKey,
+    Evidence,
+    HouseKey,
+    PlayerKey,
+    Stake,
+    State,
+)
 
-# 3: the seamless bridges (ADR 015) and the rebets (ADR 018); an older snapshot is refused, so
-# the state is rebuilt by a full replay (the rebets need the bets of the whole window).
-SNAPSHOT_VERSION: Final = 3
+if TYPE_CHECKING:
+    AccountRow = Account
+    StakeRow = Stake
+else:  # written as rows: there are as many as rounds and accounts
+    AccountRow = row(Account)
+    StakeRow = row(Stake)
+
+SNAPSHOT_VERSION: Final = 4
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
 
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A snapshot: the state's fields, maps keyed by tuples written as rows. ``commands`` is
+    written within ``answered`` (command_id, time of the answer, fingerprint); the bridges'
+    open and pending sets are recounted from their status."""
+
+    service: Literal["wallet"]
+    version: Annotated[int, Field(strict=True, ge=4, le=4)]  # a Literal[4] would take 4.0
+    accounts: list[tuple[AccountKey, AccountRow]]
+    house: list[tuple[HouseKey, int]]  # the house's balance may be negative
+    rounds: dict[str, StakeRow]
+    open_rounds: dict[str, str]
+    evidence: list[tuple[PlayerKey, Evidence]]
+    closed: dict[str, list[str]]
+    answered: dict[str, list[tuple[str, AwareDatetime, str]]]
+    applied: dict[str, list[str]]
+    horizon: dict[str, AwareDatetime]
+    bridges: dict[str, Bridge]
+    bridges_closed: dict[str, list[str]]
+    rebets: dict[str, dict[str, tuple[NonNegativeInt, NonNegativeInt]]]
+
+
+BODY: Final = TypeAdapter(Body)
+
+
 def dump_state(state: State) -> bytes:
-    """The snapshot of ``state``: ``load_state`` gives back an equal state. ``commands`` is
-    written within ``answered``."""
+    """The snapshot of ``state``: ``load_state`` gives back an equal state."""
     applied: dict[str, list[str]] = {}
     for player_id, key in sorted(state.applied):
         applied.setdefault(player_id, []).append(key)
-    body = {
-        "service": SERVICE,
-        "version": SNAPSHOT_VERSION,
-        "accounts": [[*key, a.available, a.held] for key, a in state.accounts.items()],
-        "house": [[*key, amount] for key, amount in state.house.items()],
-        "rounds": {round_id: _stake(stake) for round_id, stake in state.rounds.items()},
-        "open_rounds": state.open_rounds,
-        "evidence": [[*key, _evidence(e)] for key, e in state.evidence.items()],
-        "closed": state.closed,
-        "answered": {
+    body = Body(
+        service=SERVICE,
+        version=SNAPSHOT_VERSION,
+        accounts=list(state.accounts.items()),
+        house=list(state.house.items()),
+        rounds=state.rounds,
+        open_rounds=state.open_rounds,
+        evidence=list(state.evidence.items()),
+        closed=state.closed,
+        answered={
             player: [
-                [command_id, at, state.commands[(player, command_id)]] for command_id, at in seen
+                (command_id, at, state.commands[(player, command_id)]) for command_id, at in seen
             ]
             for player, seen in state.answered.items()
         },
-        "applied": applied,
-        "horizon": state.horizon,
-        "bridges": {
-            "rounds": {k: _bridge(b) for k, b in state.bridges.rounds.items()},
-            "closed": state.bridges.closed,
-        },
-        "rebets": {
-            player: [[table, ante, bonus] for table, (ante, bonus) in tables.items()]
-            for player, tables in state.rebets.items()
-        },
-    }
-    return orjson.dumps(body)
+        applied=applied,
+        horizon=state.horizon,
+        bridges=state.bridges.rounds,
+        bridges_closed=state.bridges.closed,
+        rebets=state.rebets,
+    )
+    return BODY.dump_json(body)
 
 
 def load_state(raw: bytes) -> State:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it."""
-
-    def load() -> State:
-        body = orjson.loads(raw)
-        return _load(check_envelope(body, SERVICE, SNAPSHOT_VERSION))
-
-    return decoding(SERVICE, load)
+    return decoding(
+        SERVICE, lambda: _state(load_versioned(BODY, raw, SERVICE, SNAPSHOT_VERSION, UPGRADES))
+    )
 
 
-def _load(body: dict[str, Any]) -> State:
-    state = State()
-    for item in items(body["accounts"]):
-        player_id, currency, mode, available, held = items(item, 5)
-        key = (text(player_id), text(currency), Mode(text(mode)))
-        state.accounts[key] = Account(count(available), count(held))
-    for item in items(body["house"]):
-        currency, mode, amount = items(item, 3)
-        if type(amount) is not int:  # the house's balance may be negative
-            raise SnapshotError(f"expected an amount in minor units, got {amount!r:.40}")
-        state.house[(text(currency), Mode(text(mode)))] = amount
-    state.rounds = {text(k): _load_stake(v) for k, v in mapping(body["rounds"]).items()}
-    state.open_rounds = {k: text(v) for k, v in mapping(body["open_rounds"]).items()}
-    for item in items(body["evidence"]):
-        player_id, round_id, evidence = items(item, 3)
-        state.evidence[(text(player_id), text(round_id))] = _load_evidence(evidence)
-    state.closed = {k: [text(v) for v in items(ids)] for k, ids in mapping(body["closed"]).items()}
-    for player_id, seen in mapping(body["answered"]).items():
-        order = state.answered.setdefault(player_id, [])
-        for item in items(seen):
-            command_id, at, fingerprint = (text(v) for v in items(item, 3))
-            order.append((command_id, time(at)))
-            state.commands[(player_id, command_id)] = fingerprint
-    for player_id, keys in mapping(body["applied"]).items():
-        state.applied.update((player_id, text(key)) for key in items(keys))
-    state.horizon = {k: time(v) for k, v in mapping(body["horizon"]).items()}
-    state.bridges = _load_bridges(mapping(body["bridges"]))
-    for player_id, tables in mapping(body["rebets"]).items():
-        kept = state.rebets.setdefault(player_id, {})
-        for item in items(tables):
-            table_id, ante, bonus = items(item, 3)
-            kept[text(table_id)] = (count(ante), count(bonus))
+def _state(body: Body) -> State:
+    state = State(
+        accounts=dict(body.accounts),
+        house=dict(body.house),
+        rounds=body.rounds,
+        open_rounds=body.open_rounds,
+        evidence=dict(body.evidence),
+        closed=body.closed,
+        horizon=body.horizon,
+        bridges=_bridges(body.bridges, body.bridges_closed),
+        rebets=body.rebets,
+    )
+    for player_id, seen in body.answered.items():
+        state.answered[player_id] = [(command_id, at) for command_id, at, _ in seen]
+        state.commands.update(((player_id, command_id), digest) for command_id, _, digest in seen)
+    for player_id, keys in body.applied.items():
+        state.applied.update((player_id, key) for key in keys)
     return state
 
 
-def _bridge(b: Bridge) -> list[Any]:
-    request = None if b.request is None else dump(b.request).decode()
-    return [dump(b.debit).decode(), b.status, b.debit_applied, request, b.sent_at]
-
-
-def _load_bridges(body: dict[str, Any]) -> Bridges:
-    bridges = Bridges()
-    for round_id, item in mapping(body["rounds"]).items():
-        debit, status, applied, request, sent_at = items(item, 5)
-        bridge = Bridge(
-            _request(debit, DebitRequested),
-            one_of(*get_args(Status))(status),
-            one_of(False, True)(applied),
-            None if request is None else _request(request, CreditRequested, RollbackRequested),
-            optional(time)(sent_at),
-        )
+def _bridges(rounds: dict[str, Bridge], closed: dict[str, list[str]]) -> Bridges:
+    bridges = Bridges(rounds=rounds, closed=closed)
+    for round_id, bridge in rounds.items():
         if bridge.round_id != round_id:
             raise SnapshotError(f"bridge {round_id} holds the debit of {bridge.round_id}")
-        bridges.rounds[round_id] = bridge
         if bridge.status not in CLOSED:
             bridges.open.add(round_id)
         if bridge.status == "debit_pending":
             bridges.pending[bridge.player_id] = round_id
-    closed = mapping(body["closed"]).items()
-    bridges.closed = {k: [text(v) for v in items(ids)] for k, ids in closed}
     return bridges
 
 
-def _request(raw: Any, *kinds: type[Any]) -> Any:
-    message = parse("wallet", text(raw))
-    if not isinstance(message, kinds):
-        raise SnapshotError(f"a bridge holds a {message.type}, not a {kinds[0].__name__}")
-    return message
+# --- v3 ---------------------------------------------------------------------------------------
 
 
-def _stake(stake: Stake) -> list[Any]:
-    return [getattr(stake, name) for name in _STAKE]
+def _upgraded(document: dict[str, Any]) -> bytes:
+    """A v3 document as the v4 one it would be: accounts and house keyed by their tuples, the
+    evidence and bridges as objects, records' wire text as the records, rebets by table (the v4
+    checks then judge every field)."""
+    bridges = mapping(document["bridges"])
+    v4 = {
+        **document,
+        "version": SNAPSHOT_VERSION,
+        "accounts": [[line[:3], line[3:]] for line in _rows(document["accounts"], 5)],
+        "house": [[line[:2], line[2]] for line in _rows(document["house"], 3)],
+        "evidence": [
+            [line[:2], named(items(line[2], 3), ("commitment", "reveal", "unverifiable"))]
+            for line in _rows(document["evidence"], 3)
+        ],
+        "bridges": {
+            round_id: named(items(b, 5), ("debit", "status", "debit_applied", "request", "sent_at"))
+            for round_id, b in mapping(bridges["rounds"]).items()
+        },
+        "bridges_closed": bridges["closed"],
+        "rebets": {
+            player: {line[0]: line[1:] for line in _rows(tables, 3)}
+            for player, tables in mapping(document["rebets"]).items()
+        },
+    }
+    for _, evidence in v4["evidence"]:
+        evidence["reveal"] = record(evidence["reveal"])
+    for bridge in v4["bridges"].values():
+        bridge["debit"], bridge["request"] = record(bridge["debit"]), record(bridge["request"])
+    return orjson.dumps(v4)
 
 
-def _evidence(e: Evidence) -> list[Any]:
-    reveal = None if e.reveal is None else dump(e.reveal).decode()
-    return [e.commitment, reveal, e.unverifiable]
+def _rows(value: Any, size: int) -> list[list[Any]]:
+    return [items(line, size) for line in items(value)]
 
 
-_STAKE: dict[str, Callable[[Any], Any]] = {
-    "player_id": text,
-    "currency": text,
-    "mode": lambda v: Mode(text(v)),
-    "ante": count,
-    "aa_bonus": count,
-    "call_hold": count,
-    "call": one_of(*get_args(CallState)),
-    "status": one_of(*get_args(RoundStatus)),
-    "paid_by": optional(text),
-}
-
-
-def _load_stake(item: Any) -> Stake:
-    values = items(item, len(_STAKE))
-    return Stake(
-        **{name: check(v) for (name, check), v in zip(_STAKE.items(), values, strict=True)}
-    )
-
-
-def _load_evidence(item: Any) -> Evidence:
-    commitment, reveal, unverifiable = items(item, 3)
-    decision = None if reveal is None else parse("rounds", text(reveal))
-    if decision is not None and not isinstance(decision, Called | Folded):
-        raise SnapshotError("an evidence's reveal is not a Called or Folded record")
-    return Evidence(optional(text)(commitment), decision, one_of(False, True)(unverifiable))
+UPGRADES: Final = {3: _upgraded}  # older versions, read as the current one they would be

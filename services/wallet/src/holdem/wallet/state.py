@@ -1,11 +1,13 @@
-"""The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds)
-and its fold."""
+"""The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds,
+the seamless bridges, the rebets) and its fold, in place (``holdem.core.decider``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final, Literal, TypeAlias
+
+from pydantic import NonNegativeInt
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -56,8 +58,8 @@ RoundStatus = Literal["open", "paid", "refunded"]
 class Account:
     """A player's money in one currency and mode, in minor units."""
 
-    available: int = 0
-    held: int = 0
+    available: NonNegativeInt = 0
+    held: NonNegativeInt = 0
 
 
 @dataclass(slots=True)
@@ -67,9 +69,9 @@ class Stake:
     player_id: str
     currency: str
     mode: Mode
-    ante: int
-    aa_bonus: int
-    call_hold: int = 0
+    ante: NonNegativeInt
+    aa_bonus: NonNegativeInt
+    call_hold: NonNegativeInt = 0
     call: CallState = "none"
     status: RoundStatus = "open"
     paid_by: str | None = None  # the Settled whose payout closed it (a resend of it is silent)
@@ -100,8 +102,9 @@ class Evidence:
 class State:
     """Everything the wallet knows, folded from the wallet topic.
 
-    Mutable on purpose: ``evolve`` updates it in place, since replay folds the whole log and
-    copying every map per event would make replay quadratic. ``decide`` never mutates it.
+    ``evolve`` updates it in place, as every service's state (``holdem.core.decider``): replay
+    folds the whole log, and copying every map per event would make it quadratic. ``decide``
+    never mutates it.
     Command ids and idempotency keys are scoped by player: they are client-chosen. The three
     per-player lists give, oldest first, the order in which rounds closed, command ids were
     answered (with the time of the answer) and keys were applied: the oldest beyond the bound

@@ -1,11 +1,25 @@
-"""What a decider needs from the outside world, handed in by the handler: time, ids, causality.
+"""How a service's pure core is shaped, and what it needs from the outside world (time, ids,
+causality), handed in by the handler.
 
-Deciders are pure: ``decide(state, message, ctx) -> list of events`` and
-``evolve(state, event) -> state``. They never read a clock or make a random id; the handler
-builds a ``Context`` for the message it is handling. Event ids are derived from the input's
+A decider is ``decide(state, message, ctx) -> list of events`` and ``evolve(state, event) ->
+state``, functions of their arguments alone: they never read a clock or make a random id; the
+handler builds a ``Context`` for the message it is handling. Event ids are derived from the input's
 ``seed`` (the runtime uses the record's topic, partition and offset, which no client can choose)
 or else from the cause, so the same input decided twice yields the same ids (duplicates are
 recognisable downstream) and two inputs can never be made to share one.
+
+One state discipline, every service's: **the state of a partition is one mutable object, owned
+by that partition; ``evolve`` folds an event into it in place and returns that same object;
+``decide`` only reads it, and never mutates it or anything in it.** What a decision needs to
+know of events it is about to publish (not folded yet) it works out without folding them, from
+the values in the state or the events it decided so far. A value kept in the state may be a
+frozen record replaced whole on change (a dealer ``Round``, a settlement ``RoundState``, a
+contract message) or a small mutable one updated in place (a wallet ``Account``); a reader must
+not keep a reference to a mutable part past the decision. Why mutable: the consumer loop folds
+every record of every batch, and a replay or a start folds the whole log, so a fold must cost
+what the event changes, not a copy of what the state holds; the runtime never needs an older
+state back (a failed transaction is rebuilt from the snapshot and the log: ``loop.py``), and
+``evolve`` is idempotent (folding an event twice, as replay may, changes nothing more).
 """
 
 from __future__ import annotations

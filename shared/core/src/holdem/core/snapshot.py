@@ -1,10 +1,18 @@
-"""Checks for decoded snapshot JSON: each returns the value it was given, typed, or raises."""
+"""What the services' snapshot codecs share: loading a versioned body through a pydantic
+``TypeAdapter`` derived from the state's types (an older version read as the current one it
+would be), and the checks for decoded snapshot JSON (each returns the value it was given, typed,
+or raises), which read the older versions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import fields
 from datetime import datetime
-from typing import Any, TypeVar
+from operator import attrgetter
+from typing import Annotated, Any, TypeVar, get_type_hints
+
+from pydantic import AfterValidator, PlainSerializer, TypeAdapter, ValidationError
 
 T = TypeVar("T")
 
@@ -23,6 +31,55 @@ def decoding(service: str, load: Callable[[], T]) -> T:
         raise
     except (KeyError, TypeError, ValueError) as error:
         raise SnapshotError(f"not a {service} snapshot: {type(error).__name__}: {error}") from None
+
+
+def load_versioned(
+    body: TypeAdapter[T],
+    raw: bytes,
+    service: str,
+    version: int,
+    upgrades: Mapping[int, Callable[[dict[str, Any]], bytes]],
+) -> T:
+    """``raw`` as the body of a ``service`` snapshot at ``version`` (checked strictly, as the
+    contracts are), or at an older version that ``upgrades`` turns into the JSON of the current
+    one; else ``SnapshotError`` naming whose or which version it is, or the ``ValidationError``
+    of the field that is wrong (a ValueError: ``decoding`` turns it into SnapshotError)."""
+    try:
+        return body.validate_json(raw, strict=True)
+    except ValidationError:
+        document = json.loads(raw)
+        old: Any = document.get("version") if isinstance(document, dict) else None
+        upgrade = upgrades.get(old) if type(old) is int and old != version else None
+        if upgrade is None:
+            check_envelope(document, service, version)
+            raise
+        return body.validate_json(upgrade(check_envelope(document, service, old)), strict=True)
+
+
+def row(cls: type[T]) -> Any:
+    """The type of a dataclass ``cls`` written as the list of its fields' values, in their
+    order, not as an object (a snapshot of many small records is then a third of the size),
+    and read back through the fields' own types. Use it under ``TYPE_CHECKING`` as ``cls``."""
+    hints = get_type_hints(cls, include_extras=True)
+    names = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    shape: Any = tuple[tuple(hints[name] for name in names)]  # type: ignore[misc]
+    values = attrgetter(*names) if len(names) > 1 else lambda v: (getattr(v, names[0]),)
+    return Annotated[
+        shape,
+        AfterValidator(lambda values: cls(*values)),
+        PlainSerializer(values, return_type=shape),
+    ]
+
+
+def named(values: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """A row of an older version's JSON (a list of ``len(names)`` values) as an object."""
+    return dict(zip(names, items(values, len(names)), strict=True))
+
+
+def record(value: Any) -> Any:
+    """A record an older version kept as its wire text, as the JSON object it is (None stays
+    None), for the contract's model to check."""
+    return None if value is None else json.loads(text(value))
 
 
 def check_envelope(body: Any, service: str, version: int) -> dict[str, Any]:

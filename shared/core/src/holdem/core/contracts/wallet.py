@@ -8,7 +8,7 @@ from pydantic import StringConstraints
 
 from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode, Reason
 
-# A digest of a command's body (holdem.wallet.decide.fingerprint): after a restart the wallet
+# A digest of a command's body (holdem.wallet.idempotency.fingerprint): after a restart the wallet
 # tells a resent command (same id, same body) from a reused command_id with another body.
 Fingerprint = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 
