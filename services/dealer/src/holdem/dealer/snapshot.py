@@ -42,6 +42,8 @@ def dump_state(state: DealerState) -> bytes:
         "sessions": [_session(state.sessions[key]) for key in sorted(state.sessions)],
         "ended": {player: list(ids) for player, ids in sorted(state.ended.items())},
     }
+    if state.pending:  # bets the wallet has not answered (ADR 022); absent: none
+        body["pending"] = dict(sorted(state.pending.items()))
     return orjson.dumps(body)
 
 
@@ -78,6 +80,7 @@ def _load(body: dict[str, Any]) -> DealerState:
         used=_orders(body["used"]),
         sessions=sessions,
         ended=_orders(body["ended"]),
+        pending=_pending(body.get("pending", {})),
     )
 
 
@@ -149,6 +152,13 @@ def _load_round(item: Any) -> Round:
     if not mapping(item).keys() <= _ROUND.keys():
         raise SnapshotError(f"not a round: {item!r:.80}")
     return Round(**{name: _ROUND[name](value) for name, value in item.items()})
+
+
+def _pending(value: Any) -> PMap[str, str]:
+    pending: PMap[str, str] = PMap()
+    for player_id, round_id in mapping(value).items():
+        pending = pending.set(text(player_id), text(round_id))
+    return pending
 
 
 def _orders(value: Any) -> PMap[str, tuple[str, ...]]:

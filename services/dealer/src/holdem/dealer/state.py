@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from holdem.core.contracts import (
     BetPlaced,
+    BetRejected,
     Called,
     CommandRejected,
     Dealt,
@@ -17,6 +18,9 @@ from holdem.core.contracts import (
     Folded,
     Malfunction,
     Mode,
+    PlaceBet,
+    Reason,
+    Rebet,
     RoundVoided,
     SessionEnded,
     SessionRejected,
@@ -133,6 +137,9 @@ class DealerState:
     # Open sessions by (player_id, table_id); the ids of each player's last ended ones.
     sessions: PMap[tuple[str, str], Session] = field(default_factory=PMap)
     ended: PMap[str, tuple[str, ...]] = field(default_factory=PMap)
+    # Per player, the round of his latest PlaceBet or Rebet the wallet has not answered yet
+    # (issue 18 item 3, ADR 022): a Call or Fold for it is early (out_of_order), not unknown.
+    pending: PMap[str, str] = field(default_factory=PMap)
 
     def session(self, player_id: str, table_id: str | None) -> Session | None:
         return None if table_id is None else self.sessions.get((player_id, table_id))
@@ -334,7 +341,8 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
 }
 _SESSION_EVENTS = (SessionStarted, SessionEnded, SessionRejected)
 
-FOLDED = (*_APPLY, *_SESSION_EVENTS)  # the message models evolve folds
+# The message models evolve folds: the bet commands and BetRejected only for ``pending``.
+FOLDED = (*_APPLY, *_SESSION_EVENTS, PlaceBet, Rebet, BetRejected)
 
 # The command type behind an event that answers a player's command.
 _ANSWERS: dict[type, str] = {
@@ -344,8 +352,30 @@ _ANSWERS: dict[type, str] = {
 }
 
 
+# A refusal that does not use up the command_id: the same command may be sent again (ADR 022).
+RETRYABLE: Final = frozenset({Reason.OUT_OF_ORDER})
+
+
+def _pending(state: DealerState, event: Any) -> DealerState:
+    """A bet sent (a command) waits for the wallet's answer; BetPlaced or BetRejected ends it."""
+    player_id, round_id = event.player_id, event.round_id
+    if isinstance(event, PlaceBet | Rebet):
+        known = state.rounds.get(round_id)
+        if known is not None and known.phase is not None:  # answered already (a resend)
+            return state
+        return replace(state, pending=state.pending.set(player_id, round_id))
+    if state.pending.get(player_id) == round_id:
+        return replace(state, pending=state.pending.delete(player_id))
+    return state
+
+
 def evolve(state: DealerState, event: Any) -> DealerState:
-    """Fold one rounds or vault event. Re-applying an event the state reflects changes nothing."""
+    """Fold one rounds or vault event (or a bet command, for ``pending``). Re-applying an
+    event the state reflects changes nothing."""
+    if isinstance(event, PlaceBet | Rebet | BetRejected):
+        return _pending(state, event)
+    if isinstance(event, BetPlaced):
+        state = _pending(state, event)
     if isinstance(event, _SESSION_EVENTS):
         return _sessions(state, event)
     state = _sessions(state, event)
@@ -354,7 +384,8 @@ def evolve(state: DealerState, event: Any) -> DealerState:
     if apply is None or round_id is None:
         return state
     command_id = getattr(event, "command_id", None)
-    if command_id is not None and type(event) is not BetPlaced:
+    retryable = isinstance(event, CommandRejected) and event.reason in RETRYABLE
+    if command_id is not None and type(event) is not BetPlaced and not retryable:
         kind = event.command_type if isinstance(event, CommandRejected) else _ANSWERS[type(event)]
         state = state.answer(event.player_id, command_id, (round_id, kind))
     if isinstance(event, CommandRejected):
