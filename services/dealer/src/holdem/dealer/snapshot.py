@@ -44,6 +44,8 @@ def dump_state(state: DealerState) -> bytes:
     }
     if state.pending:  # bets the wallet has not answered (ADR 022); absent: none
         body["pending"] = dict(sorted(state.pending.items()))
+    if state.settled_upto is not None:  # the watchdog's evidence (ADR 023); absent: none
+        body["settled_upto"] = state.settled_upto
     return orjson.dumps(body)
 
 
@@ -81,6 +83,7 @@ def _load(body: dict[str, Any]) -> DealerState:
         sessions=sessions,
         ended=_orders(body["ended"]),
         pending=_pending(body.get("pending", {})),
+        settled_upto=optional(time)(body.get("settled_upto")),
     )
 
 

@@ -140,6 +140,10 @@ class DealerState:
     # Per player, the round of his latest PlaceBet or Rebet the wallet has not answered yet
     # (issue 18 item 3, ADR 022): a Call or Fold for it is early (out_of_order), not unknown.
     pending: PMap[str, str] = field(default_factory=PMap)
+    # The latest decision time of a decided round that settlement has ended (Settled, or its
+    # RoundVoided): settlement reads a partition in order, so a round decided before it and
+    # still open is stuck, not delayed (the watchdog's evidence, issue 18 item 6, ADR 023).
+    settled_upto: datetime | None = None
 
     def session(self, player_id: str, table_id: str | None) -> Session | None:
         return None if table_id is None else self.sessions.get((player_id, table_id))
@@ -369,6 +373,15 @@ def _pending(state: DealerState, event: Any) -> DealerState:
     return state
 
 
+def _settlement_progress(state: DealerState, r: Round | None) -> DealerState:
+    """Settlement ended decided round ``r`` (only settlement ends a decided round, ADR 004)."""
+    if r is None or r.phase not in DECIDED or r.decided_at is None:
+        return state
+    if state.settled_upto is not None and state.settled_upto >= r.decided_at:
+        return state
+    return replace(state, settled_upto=r.decided_at)
+
+
 def evolve(state: DealerState, event: Any) -> DealerState:
     """Fold one rounds or vault event (or a bet command, for ``pending``). Re-applying an
     event the state reflects changes nothing."""
@@ -391,6 +404,8 @@ def evolve(state: DealerState, event: Any) -> DealerState:
     if isinstance(event, CommandRejected):
         return state  # a refusal changes no round
     current = state.rounds.get(round_id)
+    if isinstance(event, Settled | RoundVoided):
+        state = _settlement_progress(state, current)
     before = current or Round(round_id, event.player_id)
     after = apply(before, event)
     if after is current or (current is None and after is before):
