@@ -18,11 +18,11 @@ install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 prometheus:  ## promtool and the prometheus server from Debian's package into deploy/prometheus/.cache/ (no root)
 	@deploy/prometheus/provision.sh >/dev/null
 
-run: install  ## start Kafka and the four services, play a demo load, print a summary
-	$(PY) -m holdem.harness.demo --rounds $(ROUNDS)
+run: install  ## start Kafka and the four services, play a demo load, print a summary (SEAMLESS=1: seamless wallet)
+	$(PY) -m holdem.harness.demo --rounds $(ROUNDS) $(if $(SEAMLESS),--seamless)
 
-serve: install  ## broker (kept; WIPE=1 wipes it), topics and the four services, up until Ctrl-C
-	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES))
+serve: install  ## broker (kept; WIPE=1 wipes it), topics and the four services, up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
+	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless)
 
 test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
 
+from holdem.core.contracts import dump
 from holdem.core.wire.connection import KafkaConnection, as_connection
 from holdem.harness.audit_read import partitions_of, read_topic
 
-__all__ = ["consumer", "partitions_of", "produce", "read_all", "wait_for"]
+__all__ = ["consumer", "partitions_of", "produce", "read_all", "send_messages", "wait_for"]
 
 
 async def produce(connection: KafkaConnection | str, topic: str, key: str, value: bytes) -> None:
@@ -18,6 +20,18 @@ async def produce(connection: KafkaConnection | str, topic: str, key: str, value
     await producer.start()
     try:
         await producer.send_and_wait(topic, value=value, key=key.encode())
+    finally:
+        await producer.stop()
+
+
+async def send_messages(connection: KafkaConnection | str, topic: str, messages: list[Any]) -> None:
+    """Publish messages keyed by their player, as a client would (acks=all)."""
+    producer = AIOKafkaProducer(**as_connection(connection).kwargs(), acks="all")
+    await producer.start()
+    try:
+        for message in messages:
+            await producer.send(topic, value=dump(message), key=message.player_id.encode())
+        await producer.flush()
     finally:
         await producer.stop()
 

@@ -79,12 +79,26 @@ def test_a_bet_never_dealt_is_reported_by_the_watchdog_once_and_voided() -> None
 
 
 def test_a_decided_round_never_settled_gets_one_watchdog_malfunction_and_no_void() -> None:
-    state = DEALER.given([GAME.bet_placed(), sealed(), *GAME.played()[1:]])  # called at +2s
+    # Settlement settled a round decided after it (r2, called at +5s): r1 was read, not settled.
+    later = replace(GAME, round_id="r2", at=GAME.at + timedelta(seconds=3))
+    called = [GAME.bet_placed(), sealed(), *GAME.played()[1:]]  # called at +2s
+    state = DEALER.given([*called, *later.played(), settled(later)])
 
     state, events = tick(state, 12)
     assert types_of(events) == ["round.malfunction"]  # settlement voids a decided round
     assert tick(state, 60)[1] == []
     assert state.get("r1").phase is Phase.CALLED  # type: ignore[union-attr]
+
+
+def test_a_decided_round_is_not_stuck_while_settlement_has_settled_nothing_after_it() -> None:
+    """Issue 18 item 6: after a broker outage every decided round waits longer than the bound
+    and then settles; the watchdog reports none of them until settlement shows it moved past
+    one (a round decided later settled, or ended by settlement)."""
+    called = [GAME.bet_placed(), sealed(), *GAME.played()[1:]]  # called at +2s
+    assert tick(DEALER.given(called), 3600)[1] == []
+    earlier = replace(GAME, round_id="r0", at=GAME.at - timedelta(seconds=3))
+    state = DEALER.given([*earlier.played(), settled(earlier), *called])  # decided before r1
+    assert tick(state, 3600)[1] == []
 
 
 def test_settled_rounds_are_not_looked_at() -> None:

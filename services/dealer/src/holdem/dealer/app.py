@@ -82,7 +82,9 @@ def dealer_spec(
         evolve=checked_evolve(vault, on_fatal),
         decide=decide_at_table,
         inputs=("commands", "rounds"),
-        state_roles=("rounds", "vault"),
+        # commands: the bets sent, so that a decision sent right behind its bet is known as
+        # early (out_of_order) rather than unknown (ADR 024); the rest of them fold to nothing.
+        state_roles=("rounds", "vault", "commands"),
         outputs=("rounds", "vault"),
         commands=OWNED_COMMANDS,
         rejects_unreadable=frozenset({"rounds"}),

@@ -72,7 +72,7 @@ def _on_decision(state: DealerState, command: Call | Fold, ctx: DealerContext) -
     refusal = _reused(state, command)
     if refusal == _SAME:
         return []
-    refusal = refusal or _refusal(r, command)
+    refusal = refusal or _early(state, command) or _refusal(r, command)
     if refusal is not None:
         return [rejected(command, *refusal, ctx)]
     assert r is not None  # _refusal refuses unknown rounds
@@ -95,6 +95,19 @@ def _reused(state: DealerState, command: Call | Fold | VoidRound) -> tuple[Reaso
     return Reason.DUPLICATE, f"command_id {command.command_id} was used for {kind} on {round_id}"
 
 
+def _early(state: DealerState, command: Call | Fold) -> tuple[Reason, str] | None:
+    """A decision sent right behind its bet, before the wallet placed it (ADR 024): refused
+    out_of_order, and the same command may be sent again once the round is dealt."""
+    r = state.get(command.round_id)
+    if (r is None or r.phase is None) and state.pending.get(command.player_id) == command.round_id:
+        return (
+            Reason.OUT_OF_ORDER,
+            f"round {command.round_id} is not dealt yet: its bet is still with the wallet; "
+            "send the command again (the same command_id) after its round.dealt",
+        )
+    return None
+
+
 def _refusal(r: Round | None, command: Call | Fold | VoidRound) -> tuple[Reason, str] | None:
     """Why ``command`` cannot act on round ``r``, most fundamental reason first."""
     if r is None or r.phase is None:
@@ -110,7 +123,11 @@ def _refusal(r: Round | None, command: Call | Fold | VoidRound) -> tuple[Reason,
     if r.malfunction_id is not None:  # voiding it is under way; a decision would race the void
         return Reason.ROUND_CLOSED, "the round has a malfunction"
     if r.phase is Phase.BET_PLACED:
-        return Reason.OUT_OF_ORDER, "the cards are not dealt yet"
+        return (
+            Reason.OUT_OF_ORDER,
+            "the round is not dealt yet: send the command again (the same command_id) after "
+            "its round.dealt",
+        )
     return None
 
 

@@ -7,7 +7,8 @@ differ from v3 only in keeping the sealed deck as its wire text."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 
 import orjson
@@ -33,6 +34,8 @@ class Body:
     used: dict[str, tuple[str, ...]]
     sessions: list[Session]
     ended: dict[str, tuple[str, ...]]
+    pending: dict[str, str] = field(default_factory=dict)  # bets the wallet has not answered
+    settled_upto: datetime | None = None  # the watchdog's evidence (ADR 025)
 
 
 BODY: Final = TypeAdapter(Body)
@@ -49,6 +52,8 @@ def dump_state(state: DealerState) -> bytes:
         used=dict(sorted(state.used.items())),
         sessions=[state.sessions[key] for key in sorted(state.sessions)],
         ended=dict(sorted(state.ended.items())),
+        pending=dict(sorted(state.pending.items())),
+        settled_upto=state.settled_upto,
     )
     return BODY.dump_json(body, exclude_defaults=True)
 
@@ -84,6 +89,8 @@ def _state(body: Body) -> DealerState:
         used=body.used,
         sessions={(s.player_id, s.table_id): s for s in body.sessions},
         ended=body.ended,
+        pending=dict(body.pending),
+        settled_upto=body.settled_upto,
     )
 
 

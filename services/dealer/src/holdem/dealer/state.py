@@ -16,6 +16,7 @@ from pydantic import AwareDatetime, NonNegativeInt
 
 from holdem.core.contracts import (
     BetPlaced,
+    BetRejected,
     Called,
     CommandRejected,
     Dealt,
@@ -23,6 +24,9 @@ from holdem.core.contracts import (
     Folded,
     Malfunction,
     Mode,
+    PlaceBet,
+    Reason,
+    Rebet,
     RoundVoided,
     SessionEnded,
     SessionRejected,
@@ -138,6 +142,13 @@ class DealerState:
     # Open sessions by (player_id, table_id); the ids of each player's last ended ones.
     sessions: dict[tuple[str, str], Session] = field(default_factory=dict)
     ended: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Per player, the round of his latest PlaceBet or Rebet the wallet has not answered yet
+    # (issue 18 item 3, ADR 024): a Call or Fold for it is early (out_of_order), not unknown.
+    pending: dict[str, str] = field(default_factory=dict)
+    # The latest decision time of a decided round that settlement has ended (Settled, or its
+    # RoundVoided): settlement reads a partition in order, so a round decided before it and
+    # still open is stuck, not delayed (the watchdog's evidence, issue 18 item 6, ADR 025).
+    settled_upto: datetime | None = None
 
     def session(self, player_id: str, table_id: str | None) -> Session | None:
         return None if table_id is None else self.sessions.get((player_id, table_id))
@@ -333,7 +344,8 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
 }
 _SESSION_EVENTS = (SessionStarted, SessionEnded, SessionRejected)
 
-FOLDED = (*_APPLY, *_SESSION_EVENTS)  # the message models evolve folds
+# The message models evolve folds: the bet commands and BetRejected only for ``pending``.
+FOLDED = (*_APPLY, *_SESSION_EVENTS, PlaceBet, Rebet, BetRejected)
 
 # The command type behind an event that answers a player's command.
 _ANSWERS: dict[type, str] = {
@@ -356,9 +368,37 @@ def folded_round(state: DealerState, event: Any) -> Round | None:
     return current if after is before else after
 
 
+# A refusal that does not use up the command_id: the same command may be sent again (ADR 024).
+RETRYABLE: Final = frozenset({Reason.OUT_OF_ORDER})
+
+
+def _pending(state: DealerState, event: Any) -> None:
+    """A bet sent (a command) waits for the wallet's answer; BetPlaced or BetRejected ends it."""
+    player_id, round_id = event.player_id, event.round_id
+    if isinstance(event, PlaceBet | Rebet):
+        known = state.rounds.get(round_id)
+        if known is None or known.phase is None:  # not answered already (a resend)
+            state.pending[player_id] = round_id
+    elif state.pending.get(player_id) == round_id:
+        del state.pending[player_id]
+
+
+def _settlement_progress(state: DealerState, r: Round | None) -> None:
+    """Settlement ended decided round ``r`` (only settlement ends a decided round, ADR 004)."""
+    if r is None or r.phase not in DECIDED or r.decided_at is None:
+        return
+    if state.settled_upto is None or state.settled_upto < r.decided_at:
+        state.settled_upto = r.decided_at
+
+
 def evolve(state: DealerState, event: Any) -> DealerState:
-    """Fold one rounds or vault event into ``state``, in place, and return it. Re-applying an
-    event the state reflects changes nothing."""
+    """Fold one rounds or vault event (or a bet command, for ``pending``) into ``state``, in
+    place, and return it. Re-applying an event the state reflects changes nothing."""
+    if isinstance(event, PlaceBet | Rebet | BetRejected):
+        _pending(state, event)
+        return state
+    if isinstance(event, BetPlaced):
+        _pending(state, event)
     _sessions(state, event)
     if isinstance(event, _SESSION_EVENTS):
         return state
@@ -367,12 +407,15 @@ def evolve(state: DealerState, event: Any) -> DealerState:
     if apply is None or round_id is None:
         return state
     command_id = getattr(event, "command_id", None)
-    if command_id is not None and type(event) is not BetPlaced:
+    retryable = isinstance(event, CommandRejected) and event.reason in RETRYABLE
+    if command_id is not None and type(event) is not BetPlaced and not retryable:
         kind = event.command_type if isinstance(event, CommandRejected) else _ANSWERS[type(event)]
         state.answer(event.player_id, command_id, (round_id, kind))
     if isinstance(event, CommandRejected):
         return state  # a refusal changes no round
     current = state.rounds.get(round_id)
+    if isinstance(event, Settled | RoundVoided):
+        _settlement_progress(state, current)
     before = current or Round(round_id, event.player_id)
     after = apply(before, event)
     if after is not current and not (current is None and after is before):

@@ -22,7 +22,7 @@ def on_tick(state: DealerState, now: datetime, ctx: DealerContext) -> list[Messa
         if round_id in finished:
             continue
         r = state.rounds[round_id]
-        events.extend(_timeout(state, r, now, ctx) or _watchdog(r, now, ctx))
+        events.extend(_timeout(state, r, now, ctx) or _watchdog(state, r, now, ctx))
     return events
 
 
@@ -43,13 +43,19 @@ def _timeout(state: DealerState, r: Round, now: datetime, ctx: DealerContext) ->
     return reveal(r, decision, timeout_ctx(r, ctx), auto=True, command_id=None)
 
 
-def _watchdog(r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
+def _watchdog(state: DealerState, r: Round, now: datetime, ctx: DealerContext) -> list[Message]:
     if r.malfunction_id is not None:  # once per round: any malfunction already recorded counts
         return []
     if r.phase is Phase.BET_PLACED:
         since, waiting = r.placed_at, "no Dealt after BetPlaced"
     elif r.phase in DECIDED:
         since, waiting = r.decided_at, f"not settled after {r.phase.value}"
+        # Delayed, not stuck, until settlement has ended a round decided after this one: a
+        # broker outage or a settlement restart holds every round up, and they then settle
+        # (issue 18 item 6, ADR 025). Settlement reads the partition in order, so once a later
+        # decision is settled, this round was read and not settled.
+        if since is None or state.settled_upto is None or state.settled_upto <= since:
+            return []
     else:
         return []
     bound = ctx.table.stuck_after

@@ -264,7 +264,8 @@ class Round:
         await self._send(Call, command_id)
 
     async def fold(self, *, command_id: str | None = None) -> None:
-        """Give up the ante and the call; the AA Bonus still pays on its own."""
+        """Give up: the ante and the AA Bonus are lost whatever the hands (ADR 002), the call
+        hold goes back to the player."""
         await self._send(Fold, command_id)
 
     async def void(self, reason: str = "operator", *, command_id: str | None = None) -> None:

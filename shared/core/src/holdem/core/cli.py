@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("holdem.client.history", "a player's last rounds, localized (query service)"),
     "round": ("holdem.client.history", "one finished round, localized (query service)"),
     "end-session": ("holdem.client.sessions", "end a player's session at a table (the dealer)"),
+    # In holdem-harness: every topic of a deployment against the invariants, exit 1 on a violation
+    "audit": ("holdem.harness.audit_cli", "audit a deployment's topics (needs holdem-harness)"),
     # the lab (holdem-lab) is imported only here, by name: the core never imports it statically
     "rng-report": (
         "holdem.lab.rng.cli",

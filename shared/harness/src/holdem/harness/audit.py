@@ -73,11 +73,15 @@ class Record:
         return cls(role, partition, offset, raw, timestamp, message, tuple(headers))
 
 
-async def read_run(bootstrap: KafkaConnection | str, topics: Topics) -> list[Record]:
-    """Every committed record of the run's topics (the admin's commands aside)."""
+async def read_run(
+    bootstrap: KafkaConnection | str, topics: Topics, *, roles: Iterable[str] | None = None
+) -> list[Record]:
+    """Every committed record of the run's topics (the admin's commands aside); ``roles``:
+    only those (e.g. the ones the operator may read)."""
     records: list[Record] = []
+    chosen = set(ROLES if roles is None else roles)
     for role in ROLES:
-        if role == "admin":  # table commands: their answers on the tables topic are audited
+        if role == "admin" or role not in chosen:  # table commands: their answers are audited
             continue
         try:
             found = await read_topic(bootstrap, getattr(topics, role))
@@ -120,12 +124,18 @@ def check(
 
 
 async def audit_run(
-    bootstrap: KafkaConnection | str, topics: Topics, *, require_ended: bool = True
+    bootstrap: KafkaConnection | str,
+    topics: Topics,
+    *,
+    require_ended: bool = True,
+    roles: Iterable[str] | None = None,
 ) -> AuditReport:
-    """Read every committed record of the run's topics (the vault too: run it as ``admin``)
-    and check the invariants on them, the operator header of the topics' tenant included."""
+    """Read every committed record of the run's topics (the vault too: run it as ``admin``;
+    ``roles`` reads only those) and check the invariants on them, the operator header of the
+    topics' tenant included."""
     operator = operator_of_prefix(topics.prefix)
-    return check(await read_run(bootstrap, topics), require_ended=require_ended, operator=operator)
+    records = await read_run(bootstrap, topics, roles=roles)
+    return check(records, require_ended=require_ended, operator=operator)
 
 
 def operator_violations(records: Iterable[Record], operator: str) -> list[str]:
@@ -371,3 +381,11 @@ def _cards_in(value: Any) -> Iterator[str]:
             yield value
         elif value.startswith(("{", "[")):
             yield from _cards_in(_json(value))
+
+
+if __name__ == "__main__":  # python -m holdem.harness.audit: the command line (audit_cli)
+    import sys
+
+    from holdem.harness.audit_cli import main
+
+    sys.exit(main())

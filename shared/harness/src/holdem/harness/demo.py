@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from holdem.client import KafkaConnection, Operator
+from holdem.client import KafkaConnection, Operator, seamless_run
+from holdem.client.seamless_sim import FaultyOperator, OperatorWallet
 from holdem.core.cards import parse_cards
 from holdem.core.strategy import PUBLISHED, Decide
 from holdem.core.wire.topics import Topics
@@ -24,6 +25,7 @@ from holdem.harness.demo_live import live_view
 from holdem.harness.demo_plot import plot_rtp
 from holdem.harness.demo_report import Exact, exact_rtp, strategy_for, summary
 from holdem.harness.load import Plan, Tally, fund, play
+from holdem.ops import acl
 from holdem.ops.launcher import (
     METRICS_PORTS,
     Launcher,
@@ -74,6 +76,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--no-exact", action="store_true", help="skip the exact RTP figures (enumeration)")
     add("--plot", type=Path, default=None, help="RTP picture (PNG); default LOG_DIR/rtp.png")
     add("--no-plot", action="store_true", help="do not draw the RTP picture")
+    add(
+        "--seamless",
+        action="store_true",
+        help="the wallet in seamless mode, answered by the reference operator wallet",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 0 or args.players < 1:
         parser.error("--rounds must be >= 0 and --players >= 1")
@@ -97,6 +104,8 @@ async def setup(args: argparse.Namespace, tag: str) -> AsyncIterator[Setup]:
         principals = broker.principals() if broker else principals_from_env(bootstrap)
         found = Setup(bootstrap, prefix, args.partitions, log_dir, broker is not None, principals)
         await ensure_topics(principals["admin"], found.topics, args.partitions)
+        if args.seamless:  # the operator's write on the seamless replies (ADR 015)
+            await acl.apply(principals["admin"], acl.plan(prefix, seamless=True))
         yield found
     finally:
         if broker is not None:
@@ -162,6 +171,7 @@ async def run(args: argparse.Namespace) -> int:
             where.partitions,
             ports,
             credentials=where.principals,
+            extra_env={"HOLDEM_WALLET_MODE": "seamless"} if args.seamless else {},
         )
         print(
             f"starting dealer, wallet, settlement, query as processes (logs: {where.log_dir}) ..."
@@ -169,7 +179,10 @@ async def run(args: argparse.Namespace) -> int:
         started = time.monotonic()
         async with launcher:
             print(f"services ready in {time.monotonic() - started:.1f}s; playing", flush=True)
-            tally = await _play(where, plan, decide, stop, exact)
+            async with operator_wallet(where, plan, args.seamless):
+                tally = await _play(
+                    where, plan, decide, stop, exact, fund_players=not args.seamless
+                )
             report = await audit_run(where.principals["admin"], where.topics)
         picture = draw(args, where, tally, exact)
         print(summary(args, where, ports, tally, report, plan, exact, picture))
@@ -198,11 +211,37 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
         return Exact(None, None, f"not ready in {EXACT_TIMEOUT_S:.0f}s", sheet)
 
 
+@contextlib.asynccontextmanager
+async def operator_wallet(where: Setup, plan: Plan, seamless: bool) -> AsyncIterator[None]:
+    """In seamless mode, the reference operator wallet answering the game's wallet as the
+    operator principal (every player starts there with what the plan would deposit)."""
+    if not seamless:
+        yield
+        return
+    stopping = asyncio.Event()
+    wallet = FaultyOperator(OperatorWallet(opening=plan.deposit()))
+    task = asyncio.create_task(
+        seamless_run.serve(where.principals["operator"], where.topics, wallet, stopping=stopping)
+    )
+    try:
+        yield
+    finally:
+        stopping.set()
+        await asyncio.wait_for(task, 30)
+
+
 async def _play(
-    where: Setup, plan: Plan, decide: Decide, stop: asyncio.Event, exact: Exact
+    where: Setup,
+    plan: Plan,
+    decide: Decide,
+    stop: asyncio.Event,
+    exact: Exact,
+    *,
+    fund_players: bool = True,
 ) -> Tally:
     async with Operator(where.principals["operator"], where.topics, where.partitions) as operator:
-        await fund(operator, plan)
+        if fund_players:  # a seamless wallet refuses deposits: the operator's wallet holds it
+            await fund(operator, plan)
         tally = Tally()
         with stop_on_interrupt(stop):
             async with live_view(tally, plan.rounds, exact.main):

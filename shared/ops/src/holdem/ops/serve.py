@@ -1,21 +1,27 @@
-"""`make serve`: the local broker (kept between runs), the topics and the three services as
-processes, up until Ctrl-C; prints where to connect, as whom, and where the logs are."""
+"""`make serve`: the local broker (kept between runs), the topics and the four services (dealer,
+wallet, settlement, query) as processes, up until Ctrl-C; prints where to connect, as whom, and
+where the logs are. `--seamless` (`make serve SEAMLESS=1`): the wallet in seamless mode (ADR
+015) with the reference operator wallet (holdem.client.seamless_run) answering it as the
+operator principal."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from pathlib import Path
 
 from holdem.core.wire.topics import Topics
+from holdem.ops import acl
 from holdem.ops.broker import LocalBroker, kafka_script
-from holdem.ops.launcher import METRICS_PORTS, Launcher, LaunchError, free_port
+from holdem.ops.launcher import METRICS_PORTS, Launcher, LaunchError, ServiceProcess, free_port
 from holdem.runtime.topics import ensure_topics
 
 WATCH_EVERY_S = 1.0
+OPERATOR_WALLET = "operator-wallet"  # the reference operator wallet's process, in seamless mode
 
 
 def default_dir() -> Path:
@@ -32,12 +38,29 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--partitions", type=int, default=3)
     add("--nodes", type=int, default=1, help="3: a three-node cluster (a fresh or cluster dir)")
     add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9104")
+    add(
+        "--seamless",
+        action="store_true",
+        help="the wallet in seamless mode, answered by the reference operator wallet",
+    )
+    add("--opening", type=int, default=100_000, help="seamless: a new player's balance there")
     return parser.parse_args(argv)
 
 
-def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> str:
+def banner(
+    broker: LocalBroker,
+    launcher: Launcher,
+    ports: dict[str, int],
+    extra: list[ServiceProcess] | None = None,
+) -> str:
     metrics = ", ".join(f"{n} http://127.0.0.1:{p}/metrics" for n, p in ports.items()) or "off"
-    logs = "\n".join(f"  {s.name}: {s.log_path}" for s in launcher.services.values())
+    processes = [*launcher.services.values(), *(extra or [])]
+    logs = "\n".join(f"  {s.name}: {s.log_path}" for s in processes)
+    mode = (
+        "wallet: seamless, answered by the reference operator wallet (deposits are refused)\n"
+        if extra
+        else ""
+    )
     server_log = "node-*/server.log" if broker.nodes > 1 else "server.log"
     return (
         f"serving: Kafka at {broker.bootstrap} "
@@ -45,18 +68,20 @@ def banner(broker: LocalBroker, launcher: Launcher, ports: dict[str, int]) -> st
         f"operator credentials: {broker.clients_dir / 'operator.env'} "
         f"(set -a; . that file; set +a: the HOLDEM_KAFKA_* variables of the SDK and tools)\n"
         f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement|query>.env\n"
-        f"metrics: {metrics}\n"
+        f"{mode}metrics: {metrics}\n"
         f"logs:\n{logs}\n  kafka: {broker.run_dir / server_log}\n"
         "Ctrl-C stops the services and the broker; its data stays (make serve WIPE=1 to wipe)"
     )
 
 
-async def watch(launcher: Launcher, stop: asyncio.Event) -> str | None:
-    """Until ``stop``: the name of a service that died, if one does."""
+async def watch(
+    launcher: Launcher, stop: asyncio.Event, extra: list[ServiceProcess] | None = None
+) -> ServiceProcess | None:
+    """Until ``stop``: a process that died, if one does."""
     while not stop.is_set():
-        for service in launcher.services.values():
+        for service in [*launcher.services.values(), *(extra or [])]:
             if not service.alive:
-                return service.name
+                return service
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), WATCH_EVERY_S)
     return None
@@ -78,6 +103,8 @@ async def serve(args: argparse.Namespace) -> int:
     try:
         admin = broker.connection("admin")
         await ensure_topics(admin, Topics(), args.partitions)
+        if args.seamless:  # the operator's write on holdem.seamless.replies
+            await acl.apply(admin, acl.plan("", seamless=True))
         ports = {} if args.no_metrics else {n: p for n, p in METRICS_PORTS.items() if free_port(p)}
         launcher = Launcher(
             broker.bootstrap or "",
@@ -85,22 +112,41 @@ async def serve(args: argparse.Namespace) -> int:
             partitions=args.partitions,
             metrics_ports=ports,
             credentials=broker.principals(),
+            extra_env={"HOLDEM_WALLET_MODE": "seamless"} if args.seamless else {},
         )
+        extra = [operator_wallet(broker, run_dir, args.opening)] if args.seamless else []
         print("starting dealer, wallet, settlement, query ...", flush=True)
         async with launcher:
-            print(banner(broker, launcher, ports), flush=True)
-            died = await watch(launcher, stop)
-            if died is not None:
-                service = launcher.services[died]
-                print(f"{died} exited:\n{service.log_tail()}", file=sys.stderr)
-                return 1
-            print("\nstopping the services and the broker (data kept) ...", flush=True)
+            for process in extra:
+                process.start()
+            try:
+                print(banner(broker, launcher, ports, extra), flush=True)
+                died = await watch(launcher, stop, extra)
+                if died is not None:
+                    print(f"{died.label} exited:\n{died.log_tail()}", file=sys.stderr)
+                    return 1
+                print("\nstopping the services and the broker (data kept) ...", flush=True)
+            finally:
+                for process in extra:
+                    await process.stop()
         return 0
     except LaunchError as error:
         print(f"serve: {error}", file=sys.stderr)
         return 1
     finally:
         await asyncio.to_thread(broker.down)
+
+
+def operator_wallet(broker: LocalBroker, run_dir: Path, opening: int) -> ServiceProcess:
+    """The reference operator wallet as a process of its own, as the operator principal."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")},
+        **broker.connection("operator").env(),
+        "PYTHONUNBUFFERED": "1",
+    }
+    argv = [sys.executable, "-m", "holdem.client.seamless_run", "--opening", str(opening)]
+    log_path = run_dir / "services" / f"{OPERATOR_WALLET}.log"
+    return ServiceProcess(OPERATOR_WALLET, env, log_path, argv=argv)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -452,36 +452,78 @@ async def _stop(task: asyncio.Task[None] | None, consumer: AIOKafkaConsumer | No
         await consumer.stop()
 
 
+# How long the start-up check keeps asking a broker that cannot describe the group (down,
+# restarting, its coordinator loading) before it gives up and refuses to start.
+DUPLICATE_CHECK_TIMEOUT_S = 300.0
+DUPLICATE_CHECK_RETRY_S = 1.0
+REBALANCING = frozenset({"PreparingRebalance", "CompletingRebalance"})  # group states
+
+
+class DuplicateCheckError(RuntimeError):
+    """The broker never answered whether a twin is live: starting anyway could fence it."""
+
+
 async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: str) -> None:
     """Two instances with one id would fence each other's transactions: refuse to start when
     the group has a member with this instance's client id that outlives the session timeout (a
-    killed predecessor is dropped by then; a live twin is not)."""
-    deadline = time.monotonic() + SESSION_TIMEOUT_MS / 1000 + 3
-    while await _is_member(settings, group_id, client_id):
-        if time.monotonic() > deadline:
-            raise DuplicateInstanceError(
-                f"an instance with id {settings.instance_id!r} ({client_id}) is already a live "
-                f"member of {group_id}: give each instance its own HOLDEM_INSTANCE_ID"
-            )
-        log.info("waiting for a member with this id to leave or time out", group=group_id)
-        await asyncio.sleep(1.0)
+    killed predecessor is dropped by then; a live twin is not).
+
+    "Cannot describe the group" is not "no member" (issue 18: a twin started during a broker
+    outage passed the check and fenced the live instance): while the broker cannot say
+    (unreachable, no coordinator, the group's coordinator loading or moving, a rebalance under
+    way, in which a rejoining member is not listed yet) the check asks again."""
+    session_s = SESSION_TIMEOUT_MS / 1000
+    started = time.monotonic()
+    seen_at: float | None = None  # when the broker first listed a member with this id
+    while True:
+        answer = await _is_member(settings, group_id, client_id)
+        now = time.monotonic()
+        if answer is False:
+            return
+        if answer is None:  # cannot tell
+            if now - started > DUPLICATE_CHECK_TIMEOUT_S:
+                raise DuplicateCheckError(
+                    f"cannot tell whether an instance with id {settings.instance_id!r} "
+                    f"({client_id}) is live: the broker did not describe {group_id} in "
+                    f"{DUPLICATE_CHECK_TIMEOUT_S:g}s"
+                )
+            log.warning("cannot tell whether a twin is live yet: asking again", group=group_id)
+        else:
+            seen_at = now if seen_at is None else seen_at
+            if now - seen_at > session_s + 3:
+                raise DuplicateInstanceError(
+                    f"an instance with id {settings.instance_id!r} ({client_id}) is already a "
+                    f"live member of {group_id}: give each instance its own HOLDEM_INSTANCE_ID"
+                )
+            log.info("waiting for a member with this id to leave or time out", group=group_id)
+        await asyncio.sleep(DUPLICATE_CHECK_RETRY_S)
 
 
-async def _is_member(settings: RuntimeSettings, group_id: str, client_id: str) -> bool:
+async def _is_member(settings: RuntimeSettings, group_id: str, client_id: str) -> bool | None:
+    """Whether the group lists a member with ``client_id``; None when the broker cannot say
+    (unreachable, no coordinator, the group's coordinator loading or moving)."""
     admin = AIOKafkaAdminClient(**settings.connection.kwargs(), request_timeout_ms=10_000)
     try:
         await admin.start()
         described = await admin.describe_consumer_groups([group_id])
-    except KafkaError as error:  # cannot tell: the transactional id still fences a twin
+    except KafkaError as error:
         log.warning("group not described", group=group_id, error=repr(error))
-        return False
+        return None
     finally:
         await admin.close()
-    for response in described:
-        for group in getattr(response, "groups", ()):
-            for member in _members(group):
-                if client_id in (field for field in member if isinstance(field, str)):
-                    return True
+    groups = [group for response in described for group in getattr(response, "groups", ())]
+    if not groups:
+        return None
+    for group in groups:
+        error_code = group[0] if group and isinstance(group[0], int) else 0
+        if error_code != 0:  # e.g. COORDINATOR_LOAD_IN_PROGRESS right after a restart
+            log.warning("group not described", group=group_id, error_code=error_code)
+            return None
+        for member in _members(group):
+            if client_id in (field for field in member if isinstance(field, str)):
+                return True
+        if REBALANCING & {field for field in group if isinstance(field, str)}:
+            return None  # a member rejoining (after an outage, say) is listed once it has joined
     return False
 
 
