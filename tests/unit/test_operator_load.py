@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.queries import settled_of
 from support.rounds import RoundEvents
 
 from holdem.client import StalledError, Watch
@@ -57,3 +58,47 @@ def test_the_tally_counts_ended_rounds_only_and_percentiles_are_nearest_rank() -
     assert tally.rounds == 4
     assert percentile([3.0, 1.0, 2.0, 4.0], 0.5) == 2.0
     assert percentile([], 0.95) == 0.0
+
+
+async def test_a_decision_the_timeout_policy_took_first_still_reads_the_rounds_end() -> None:
+    """On a slow machine the table's timeout policy may decide before the player's Fold lands:
+    the dealer refuses it already_decided and the round still ends (by the policy)."""
+    from types import SimpleNamespace
+
+    from holdem.client import Refused
+    from holdem.core.contracts import CommandRejected, Reason
+    from holdem.harness import load
+
+    refusal = CommandRejected(
+        **GAME.envelope("refused", 5),
+        command_id="c1",
+        command_type="command.fold",
+        reason=Reason.ALREADY_DECIDED,
+        detail="the round is already folded",
+    )
+    folded = settled_of(GAME, "fold")
+
+    class Played:
+        async def dealt(self) -> Dealt:
+            return GAME.dealt()
+
+        async def fold(self) -> None:
+            raise Refused(refusal)
+
+        async def call(self) -> None:
+            raise Refused(refusal)
+
+        async def outcome(self) -> object:
+            return SimpleNamespace(end=folded)
+
+        def close(self) -> None: ...
+
+    class Seat:
+        async def bet(self, *args: object, **kwargs: object) -> Played:
+            return Played()
+
+    tally = Tally()
+    plan = Plan(rounds=1, players=1, ante=10, aa_bonus=0, voids=0)
+    await load._round(Seat(), plan, "r1", lambda hole, flop: "fold", False, tally)  # type: ignore[arg-type]
+
+    assert (tally.late_decisions, tally.stalled, tally.rounds) == (1, [], 1)

@@ -83,7 +83,8 @@ class Figures:
         return [
             f"[{self.phase}] rounds {t.rounds} in {self.seconds:.0f}s "
             f"({t.rounds / max(self.seconds, 1e-9):.1f} rounds/s), {dict(t.outcomes)}, "
-            f"operator voids {t.operator_voids}, stalled {len(t.stalled)}",
+            f"operator voids {t.operator_voids}, decided late {t.late_decisions}, "
+            f"stalled {len(t.stalled)}",
             f"[{self.phase}] SIGKILLs {len(self.kills)} "
             f"({dict(Counter(label for label, _ in self.kills))}); ready again p50 "
             f"{_median(ready):.1f}s max {max(ready, default=0.0):.1f}s",

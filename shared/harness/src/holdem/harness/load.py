@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from holdem.client import Operator, Player, Refused, Round, StalledError, Voided
 from holdem.core.cards import Card
-from holdem.core.contracts import Dealt, Message, RoundVoided, Settled
+from holdem.core.contracts import Dealt, Message, Reason, RoundVoided, Settled
 from holdem.core.rules import STANDARD
 from holdem.core.strategy import Decide
 from holdem.math.sim import Tally as SimTally
@@ -58,6 +58,9 @@ class Tally:
     returns: SimTally = field(default_factory=SimTally)  # per-round sums for the RTPs' CIs
     operator_voids: int = 0
     stalled: list[str] = field(default_factory=list)
+    # Decisions the dealer refused already_decided because the table's timeout policy decided
+    # first (a slow or overloaded machine): the round still ends, by that policy.
+    late_decisions: int = 0
     latencies: list[float] = field(default_factory=list)  # PlaceBet sent → result read, s
     open: int = 0  # rounds whose bet was sent and whose result is not read yet
     # (settled rounds, observed main-game RTP, its 95% half-width) after each settled round
@@ -162,7 +165,12 @@ async def _round(
         tally.stalled.append(str(stalled))
         return
     try:
-        await _decide(played, decide, void, tally)
+        try:
+            await _decide(played, decide, void, tally)
+        except Refused as refused:
+            if refused.reason != Reason.ALREADY_DECIDED:
+                raise
+            tally.late_decisions += 1
         # The player's seat is free once the wallet has moved the round's last money.
         outcome = await played.outcome()
         tally.record(outcome.end)
