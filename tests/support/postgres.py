@@ -1,117 +1,25 @@
-"""A throwaway PostgreSQL cluster for the tests: initdb and pg_ctl from Debian's package, run as
-a non-root system user on 127.0.0.1 and a free port, in a temporary directory."""
+"""PostgreSQL for the tests: deploy/postgres/provision.sh (installs Debian's package when it is
+absent), then a throwaway cluster of ``holdem.backoffice.localdb`` for the session."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import pwd
-import shutil
-import socket
 import subprocess
-import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from holdem.backoffice.localdb import Postgres, PostgresUnavailableError, free_port
+from holdem.backoffice.localdb import postgres_cluster as local_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVISION = ROOT / "deploy" / "postgres" / "provision.sh"
-SYSTEM_USER = "holdem-pg"  # PostgreSQL refuses to run as root
-
-
-class PostgresUnavailableError(RuntimeError):
-    """No server could be found or started: the back office's tests fail rather than skip."""
-
-
-@dataclass(frozen=True)
-class Postgres:
-    host: str
-    port: int
-    user: str
-
-    def dsn(self, database: str = "postgres") -> str:
-        return f"postgresql://{self.user}@{self.host}:{self.port}/{database}"
-
-    def create_database(self, name: str) -> str:
-        """A fresh, empty database ``name``; its conninfo."""
-        import psycopg
-
-        with psycopg.connect(self.dsn(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return self.dsn(name)
-
-
-def _bin_dir() -> Path:
-    done = subprocess.run([str(PROVISION)], capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not done.stdout.strip():
-        raise PostgresUnavailableError(f"{PROVISION}: {done.stderr.strip() or 'no PostgreSQL'}")
-    return Path(done.stdout.strip().splitlines()[-1])
-
-
-def _as_user() -> tuple[list[str], str]:
-    """The command prefix that runs a server program as a non-root user, and that user."""
-    if os.geteuid() != 0:
-        return [], pwd.getpwuid(os.geteuid()).pw_name
-    try:
-        pwd.getpwnam(SYSTEM_USER)
-    except KeyError:
-        subprocess.run(
-            [
-                "useradd",
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                SYSTEM_USER,
-            ],
-            check=True,
-        )
-    return ["runuser", "-u", SYSTEM_USER, "--"], SYSTEM_USER
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["Postgres", "PostgresUnavailableError", "free_port", "postgres_cluster"]
 
 
 @contextlib.contextmanager
 def postgres_cluster() -> Iterator[Postgres]:
-    """initdb, start, yield, stop and remove: one cluster per test session."""
-    bin_dir = _bin_dir()
-    prefix, user = _as_user()
-    base = Path(tempfile.mkdtemp(prefix="holdem-pg-"))
-    data, log = base / "data", base / "server.log"
-    port = free_port()
-    try:
-        if prefix:
-            shutil.chown(base, user)
-        run = [*prefix]
-        subprocess.run(
-            [*run, str(bin_dir / "initdb"), "-D", str(data), "-U", user, "--auth=trust",
-             "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"],
-            check=True, capture_output=True,
-        )  # fmt: skip
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {port} -k {base} -c fsync=off"
-            " -c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
-        )
-        started = subprocess.run(
-            [*run, str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options,
-             "-w", "-t", "60", "start"],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
-        if started.returncode != 0:
-            tail = log.read_text()[-2000:] if log.exists() else started.stderr
-            raise PostgresUnavailableError(f"pg_ctl start failed: {tail}")
-        yield Postgres("127.0.0.1", port, user)
-    except (subprocess.CalledProcessError, OSError) as error:
-        raise PostgresUnavailableError(str(error)) from error
-    finally:
-        if (data / "postmaster.pid").exists():
-            subprocess.run(
-                [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                capture_output=True,
-                check=False,
-            )
-        shutil.rmtree(base, ignore_errors=True)
+    done = subprocess.run([str(PROVISION)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise PostgresUnavailableError(f"{PROVISION}: {done.stderr.strip() or 'failed'}")
+    with local_cluster() as cluster:
+        yield cluster

@@ -17,13 +17,7 @@ from holdem.backoffice.rows import (
     Batch,
 )
 
-INSERTS = {
-    "malfunctions": 8,
-    "voids": 6,
-    "bet_rejections": 8,
-    "table_versions": 6,
-    "seamless_replies": 7,
-}
+INSERTS = ("malfunctions", "voids", "bet_rejections", "table_versions", "seamless_replies")
 
 
 class PositionConflictError(RuntimeError):
@@ -36,15 +30,6 @@ def positions(conn: psycopg.Connection[Any], topics: list[str]) -> dict[tuple[st
         "SELECT topic, partition, next_offset FROM tracking WHERE topic = ANY(%s)", (topics,)
     ).fetchall()
     return {(topic, partition): offset for topic, partition, offset in rows}
-
-
-def insert_sql(table: str, columns: list[str], conflict: str = "") -> sql.Composed:
-    return sql.SQL("INSERT INTO {} ({}) VALUES ({}) {}").format(
-        sql.Identifier(table),
-        sql.SQL(", ").join(map(sql.Identifier, columns)),
-        sql.SQL(", ").join(sql.Placeholder() * len(columns)),
-        sql.SQL(conflict),
-    )
 
 
 def write(
@@ -82,10 +67,7 @@ def _check_positions(
 
 def _write_rows(cur: psycopg.Cursor[Any], batch: Batch) -> None:
     if batch.new_rounds:
-        cur.executemany(
-            insert_sql("rounds", ROUND_COLUMNS),
-            [tuple(row[c] for c in ROUND_COLUMNS) for row in batch.new_rounds.values()],
-        )
+        copy(cur, "rounds", ROUND_COLUMNS, _rows(ROUND_COLUMNS, batch.new_rounds))
     by_columns: dict[tuple[str, ...], list[tuple[Any, ...]]] = defaultdict(list)
     for (operator, player, round_id), values in batch.round_updates.items():
         columns = tuple(sorted(values))
@@ -101,30 +83,40 @@ def _write_rows(cur: psycopg.Cursor[Any], batch: Batch) -> None:
             sorted(batch.dropped_bets),
         )
     if batch.bets:
-        cur.executemany(insert_sql("bets", BET_COLUMNS), list(batch.bets.values()))
+        copy(cur, "bets", BET_COLUMNS, list(batch.bets.values()))
     if batch.movements:
-        cur.executemany(insert_sql("movements", MOVEMENT_COLUMNS), batch.movements)
+        copy(cur, "movements", MOVEMENT_COLUMNS, batch.movements)
     if batch.new_sessions:
-        cur.executemany(
-            insert_sql("sessions", SESSION_COLUMNS),
-            [tuple(row[c] for c in SESSION_COLUMNS) for row in batch.new_sessions.values()],
-        )
+        copy(cur, "sessions", SESSION_COLUMNS, _rows(SESSION_COLUMNS, batch.new_sessions))
     if batch.session_ends:
         cur.executemany(
             "UPDATE sessions SET ended_at = %s, end_reason = %s"
             " WHERE operator_id = %s AND player_id = %s AND session_id = %s",
             [(*end, *key) for key, end in batch.session_ends.items()],
         )
-    for table, width in INSERTS.items():
+    for table in INSERTS:
         if batch.inserts.get(table):
-            cur.executemany(_insert_n(table, width), batch.inserts[table])
+            copy(cur, table, None, batch.inserts[table])
     _write_seamless(cur, batch)
 
 
-def _insert_n(table: str, width: int) -> sql.Composed:
-    return sql.SQL("INSERT INTO {} VALUES ({})").format(
-        sql.Identifier(table), sql.SQL(", ").join(sql.Placeholder() * width)
+def _rows(columns: list[str], found: dict[Any, dict[str, Any]]) -> list[tuple[Any, ...]]:
+    return [tuple(row[c] for c in columns) for row in found.values()]
+
+
+def copy(
+    cur: psycopg.Cursor[Any], table: str, columns: list[str] | None, rows: list[tuple[Any, ...]]
+) -> None:
+    """Rows that are new by construction (the positions say they were never written) go in by
+    COPY: several times faster than INSERT for the same rows, and as transactional."""
+    names = (
+        sql.SQL("")
+        if columns is None
+        else sql.SQL("({})").format(sql.SQL(", ").join(map(sql.Identifier, columns)))
     )
+    with cur.copy(sql.SQL("COPY {} {} FROM STDIN").format(sql.Identifier(table), names)) as out:
+        for row in rows:
+            out.write_row(row)
 
 
 def _write_seamless(cur: psycopg.Cursor[Any], batch: Batch) -> None:
