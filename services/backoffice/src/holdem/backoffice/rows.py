@@ -182,7 +182,8 @@ class Batch:
         )  # fmt: skip
         if refuses:  # the wallet refused to pay that Settled (ADR 008): it ended nothing
             key = (where.operator, m.player_id, m.round_id)
-            self._round(where, m, **{column: None for column in SETTLEMENT}, status="decided")
+            undone: dict[str, Any] = dict.fromkeys(SETTLEMENT)
+            self._round(where, m, **{**undone, "status": "decided"})
             self.dropped_bets.add(key)
             for bet in [k for k in self.bets if k[:3] == key]:
                 del self.bets[bet]
