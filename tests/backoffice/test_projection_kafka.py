@@ -97,6 +97,11 @@ def test_a_projection_killed_under_load_ends_equal_to_the_audit(run: Run) -> Non
     assert run.starts == KILLS + 1
 
 
+def chromium_path() -> str:
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: deploy/chromium/provision.sh installs it"
+    return CHROMIUM
+
+
 def days_of(dsn: str) -> list[date]:
     with db.connect(dsn) as conn:
         rows = conn.execute("SELECT DISTINCT (ended_at AT TIME ZONE 'UTC')::date FROM rounds")
@@ -134,6 +139,7 @@ async def test_a_browser_finds_the_player_replays_a_round_and_downloads_the_stat
 ) -> None:
     from playwright.async_api import async_playwright
 
+    chromium = chromium_path()
     with db.connect(run.dsn) as conn:
         add_user(conn, "agent", "s3cret-pass", "regulator", run.operator)
         player, round_id = conn.execute(
@@ -145,7 +151,7 @@ async def test_a_browser_finds_the_player_replays_a_round_and_downloads_the_stat
     day = days_of(run.dsn)[-1]
     with running_web(run.dsn) as url:
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            browser = await pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
             page = await browser.new_page(
                 viewport={"width": 1280, "height": 900}, accept_downloads=True
             )
