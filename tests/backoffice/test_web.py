@@ -94,3 +94,9 @@ def test_every_language_renders_the_round_page(site: str) -> None:
                        ("nb", "Spiller")):  # fmt: skip
         page = sue.get(f"{site}/rounds/{one['player_id']}/{one['round_id']}?lang={lang}")
         assert page.ok and word in page.text, lang
+
+
+def test_the_request_latency_is_on_the_metrics_page(site: str) -> None:
+    login(site, "sue").get(f"{site}/rounds?player=sp00001")
+    text = requests.get(f"{site}/metrics").text
+    assert 'holdem_backoffice_request_seconds_count{route="rounds",status="200"}' in text
