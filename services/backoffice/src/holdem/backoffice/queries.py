@@ -99,7 +99,28 @@ def round_detail(
             found["terms"] = terms["terms"] if terms else None
     found.update(balances(found["movements"]))
     found["verification"] = verification(found)
+    found["timeline"] = timeline(found)
     return found
+
+
+def timeline(r: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every step of the round with its time, in time order: bet, deal, decision, reveal,
+    settlement or void, and each money movement (the wallet's own time)."""
+    steps = [{"at": r["bet_at"], "step": "bet"}]
+    if r["dealt_at"]:
+        steps.append({"at": r["dealt_at"], "step": "deal"})
+    if r["decided_at"]:
+        steps += [
+            {"at": r["decided_at"], "step": "decision"},
+            {"at": r["decided_at"], "step": "reveal"},
+        ]
+    if r["status"] in ("settled", "voided") and r["ended_at"]:
+        steps.append(
+            {"at": r["ended_at"], "step": "settlement" if r["status"] == "settled" else "void"}
+        )
+    steps += [{"at": m["occurred_at"], "step": "movement", "movement": m} for m in r["movements"]]
+    order = {"bet": 0, "movement": 1, "deal": 2, "decision": 3, "reveal": 4}
+    return sorted(steps, key=lambda step: (step["at"], order.get(step["step"], 5)))
 
 
 def balances(moves: list[dict[str, Any]]) -> dict[str, int | None]:
