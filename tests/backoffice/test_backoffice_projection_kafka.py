@@ -31,7 +31,8 @@ from support.stack import Stack
 
 from holdem.backoffice import db, reports
 from holdem.backoffice.auth import add_user
-from holdem.client import Operator
+from holdem.client import Operator, Player
+from holdem.core.contracts import TableTerms
 from holdem.core.strategy import STRATEGIES
 from holdem.runtime.audit import AuditReport, Record, check, read_run
 from holdem.runtime.load import Plan, fund, play
@@ -78,15 +79,52 @@ async def run(
                 projection.kill()
                 projection.start()
             tally = await asyncio.wait_for(load, 300)
+            async with Operator(kafka.admin, stack.topics, stack.partitions) as admin:
+                await at_a_table(admin, client, stack.prefix)
         assert not tally.stalled, tally.stalled
         records = await read_run(kafka.admin, stack.topics)
         report = check(records)
         assert report.ok, report.violations[:20]
         await caught_up(dsn, await end_offsets(kafka.admin, stack.topics, stack.partitions))
-        yield Run(dsn, stack.prefix, records, report, tally.rounds, projection.starts)
+        yield Run(
+            dsn, stack.prefix, records, report, tally.rounds + TABLE_ROUNDS, projection.starts
+        )
     finally:
         projection.stop()
         await stack.close()
+
+
+TABLE_ROUNDS = 4
+
+
+async def at_a_table(admin: Operator, client: Operator, operator: str) -> None:
+    """Two players at a table made by the admin (v2 bets, sessions), one session ended."""
+    terms = TableTerms(operator_id=operator, currency="EUR", ante_min=100, ante_max=10_000,
+                       bonus_max=5_000, chips=(250, 500))  # fmt: skip
+    await admin.create_table("bo-t1", terms)
+    for name in ("tp-1", "tp-2"):
+        player = Player(client, name, table_id="bo-t1")
+        await player.deposit(100_000)
+        for _ in range(TABLE_ROUNDS // 2):
+            played = await player.bet(500, 250)
+            await played.dealt()
+            await played.call()
+            await played.outcome()
+            played.close()
+    await Player(client, "tp-1", table_id="bo-t1").end_session()
+
+
+def test_tables_and_sessions_are_projected(run: Run) -> None:
+    with db.connect(run.dsn) as conn:
+        versions = conn.execute("SELECT table_id, table_version, event FROM table_versions")
+        assert versions.fetchall() == [("bo-t1", 1, "opened")]
+        sessions = conn.execute("SELECT player_id, end_reason FROM sessions ORDER BY 1").fetchall()
+        assert sessions == [("tp-1", "ended"), ("tp-2", None)]
+        tabled = conn.execute(
+            "SELECT count(*) FROM rounds WHERE table_id = 'bo-t1' AND table_version = 1"
+            " AND session_id IS NOT NULL AND status = 'settled'"
+        ).fetchone()
+    assert tabled == (TABLE_ROUNDS,)
 
 
 def test_a_projection_killed_under_load_ends_equal_to_the_audit(run: Run) -> None:
