@@ -173,7 +173,10 @@ class Backoffice:
         return RedirectResponse(target, 303)
 
     def rounds(self, request: Request, user: User) -> Response:
-        search = search_of(request)
+        try:
+            search = search_of(request)
+        except ValueError as error:
+            return PlainTextResponse(f"bad search: {error}", 400)
         asked = {k: v for k, v in request.query_params.items() if v and k != "lang"}
         found: list[dict[str, Any]] = []
         with self.pool.connection() as conn:
@@ -199,7 +202,10 @@ class Backoffice:
         return self.render(request, "player.html", user, player=player, rounds=found)
 
     def statements(self, request: Request, user: User) -> Response:
-        day = _day(request)
+        try:
+            day = _day(request)
+        except ValueError as error:
+            return PlainTextResponse(f"bad day: {error}", 400)
         with self.pool.connection() as conn:
             lines = [line.as_dict() for line in reports.statement(conn, user.operator_id, day)]
         return self.render(request, "statements.html", user, day=day.isoformat(), lines=lines)
