@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down clean
+.PHONY: install prometheus postgres chromium run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -18,13 +18,19 @@ install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 prometheus:  ## promtool and the prometheus server from Debian's package into deploy/prometheus/.cache/ (no root)
 	@deploy/prometheus/provision.sh >/dev/null
 
+postgres:  ## PostgreSQL from Debian's package for the back office's tests (apt-get when absent: root)
+	@deploy/postgres/provision.sh >/dev/null
+
+chromium:  ## Debian's chromium for the back office's browser test (apt-get when absent: root)
+	@deploy/chromium/provision.sh >/dev/null
+
 run: install  ## start Kafka and the four services, play a demo load, print a summary (SEAMLESS=1: seamless wallet)
 	$(PY) -m holdem.harness.demo --rounds $(ROUNDS) $(if $(SEAMLESS),--seamless)
 
 serve: install  ## broker (kept; WIPE=1 wipes it), topics and the four services, up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
 	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless)
 
-test: install prometheus  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
+test: install prometheus postgres chromium  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
 
 test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)

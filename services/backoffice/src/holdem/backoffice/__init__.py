@@ -1,0 +1,1 @@
+"""The back office: the game log projected into PostgreSQL, statements, reconciliation, web."""
