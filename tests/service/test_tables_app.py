@@ -219,7 +219,7 @@ async def test_play_money_is_granted_and_reset_by_the_operator_and_never_touches
     assert during == ((16_500, 2_000), (50_000, 0))
     assert after == (5_000, 2_000)  # the open round's hold stays held
     assert balances(w.service.processor.state, mode=Mode.FUN) == (0, 2_000)
-    assert balances(w.service.processor.state) == (50_000, 0)
+    assert balances(w.service.processor.state_for("p1")) == (50_000, 0)
     [fun_bet] = bets(w)
     assert fun_bet.mode is Mode.FUN and all(
         m.mode is Mode.FUN for m in w.messages("wallet") if m.round_id == "r1"
