@@ -35,7 +35,7 @@ def update_lock() -> list[str]:
 
 
 def asyncapi_documents() -> dict[str, str]:
-    """Generated from the services' own apps (in-memory: nothing connects to Kafka)."""
+    """Generated from the services' own apps (built, not started: nothing connects to Kafka)."""
     from holdem.dealer.app import create_app as dealer
     from holdem.dealer.settings import DealerSettings
     from holdem.query.app import create_app as query
@@ -47,14 +47,12 @@ def asyncapi_documents() -> dict[str, str]:
 
     services = {
         # Any key: the documents describe the topics, not the vault's content.
-        "dealer": dealer(
-            DealerSettings(dealer_vault_keys="docs:" + "A" * 43 + "="), in_memory=True
-        ),
-        "wallet": wallet(WalletSettings(), in_memory=True),
+        "dealer": dealer(DealerSettings(dealer_vault_keys="docs:" + "A" * 43 + "=")),
+        "wallet": wallet(WalletSettings()),
         # HOLDEM_WALLET_MODE=seamless: also the operator's wallet's requests and replies (ADR 015)
-        "wallet-seamless": wallet(WalletSettings(wallet_mode="seamless"), in_memory=True),
-        "settlement": settlement(SettlementSettings(), in_memory=True),
-        "query": query(QuerySettings(), in_memory=True),
+        "wallet-seamless": wallet(WalletSettings(wallet_mode="seamless")),
+        "settlement": settlement(SettlementSettings()),
+        "query": query(QuerySettings()),
     }
     return {name: s.app.schema.to_specification().to_json() for name, s in services.items()}
 

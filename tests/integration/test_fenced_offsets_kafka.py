@@ -11,8 +11,9 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 from support.kafka import Cluster
 
+from holdem.runtime.kafka import transactional_outbox
 from holdem.runtime.kafka_internals import Member, membership
-from holdem.runtime.outbox import FatalError, TransactionalOutbox
+from holdem.runtime.outbox import FatalError
 from holdem.runtime.topics import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
@@ -49,7 +50,7 @@ async def test_offsets_from_a_member_the_group_no_longer_knows_abort_the_transac
     consumer = AIOKafkaConsumer(
         name, **kafka.admin.kwargs(), group_id=name, enable_auto_commit=False
     )
-    outbox = TransactionalOutbox(kafka.admin, f"{name}-txn", retries=1)
+    outbox = transactional_outbox(kafka.admin, f"{name}-txn", retries=1)
     await consumer.start()
     await outbox.start()
     try:
@@ -64,7 +65,7 @@ async def test_offsets_from_a_member_the_group_no_longer_knows_abort_the_transac
             with pytest.raises(FatalError, match="no longer the group's member"):
                 await outbox.commit({tp: OffsetAndMetadata(5, "")}, name, stale)
             await outbox.stop()  # a refused member's process ends; its successor starts anew
-            outbox = TransactionalOutbox(kafka.admin, f"{name}-txn", retries=1)
+            outbox = transactional_outbox(kafka.admin, f"{name}-txn", retries=1)
             await outbox.start()
         assert await committed(consumer, tp, 5) == 1  # neither refused commit moved the group
 

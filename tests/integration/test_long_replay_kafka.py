@@ -32,7 +32,7 @@ async def test_a_replay_longer_than_the_session_rebuilds_once_and_the_service_pl
     kafka: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     replays: list[Any] = []
-    replay = runtime_loop.replay
+    replay = replay_module.replay  # what the loop's Kafka transport reads with
 
     async def slow_replay(*args: Any, **kwargs: Any) -> int:
         if all(topic.endswith(".holdem.tables") for topic in args[1]):
@@ -41,7 +41,7 @@ async def test_a_replay_longer_than_the_session_rebuilds_once_and_the_service_pl
         await asyncio.sleep(LONGER_S)
         return await replay(*args, **kwargs)
 
-    monkeypatch.setattr(runtime_loop, "replay", slow_replay)
+    monkeypatch.setattr(replay_module, "replay", slow_replay)
     stack = Stack(kafka, Topics.unique("slow"))
     await stack.open()
     try:

@@ -14,7 +14,7 @@ from support.stack import Stack
 
 from holdem.core.contracts import Call, Deposit, PlaceBet
 from holdem.core.wire.topics import Topics, snapshot_topic
-from holdem.runtime.outbox import TransactionalOutbox
+from holdem.runtime.kafka import transactional_outbox
 from holdem.runtime.snapshots import CHUNK_BYTES, Snapshot, latest
 from holdem.runtime.topics import ensure_topics
 
@@ -95,7 +95,7 @@ async def test_a_snapshot_bigger_than_a_request_is_written_in_parts_and_read_bac
     topics = Topics.unique("parts")
     topic = snapshot_topic(topics, "wallet")
     await ensure_topics(kafka.admin, [topic], partitions=2, wait=60)
-    outbox = TransactionalOutbox(kafka.admin, f"parts-{uuid.uuid4().hex[:8]}", retries=2)
+    outbox = transactional_outbox(kafka.admin, f"parts-{uuid.uuid4().hex[:8]}", retries=2)
     await outbox.start()
     state = bytes(range(256)) * (3 * CHUNK_BYTES // 256)  # about 1.5 MB of state
     written = {}

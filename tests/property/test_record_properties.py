@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 from support.dealer import VAULT
 from support.hostile import AT, VALID, hostile_records
-from support.outbox import ListOutbox
+from support.outbox import ListOutbox, handle
 
 from holdem.core.contracts import parse
 from holdem.core.wire.partitioning import partition_for_key as partition_for
@@ -55,7 +55,7 @@ def _handle(built: dict[str, tuple[Processor[Any], ListOutbox]], role: str, reco
     topic = getattr(TOPICS, role)
     for processor, _ in built.values():
         if role in processor.spec.inputs:
-            LOOP.run_until_complete(processor.handle(topic, partition, 7, raw, key))
+            LOOP.run_until_complete(handle(processor, topic, partition, 7, raw, key))
 
 
 def _answers(outbox: ListOutbox) -> list[Any]:

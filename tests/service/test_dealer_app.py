@@ -1,20 +1,18 @@
-"""The dealer service on the in-memory broker: bets dealt, commands answered, timeouts."""
+"""The dealer service on the in-memory transport: bets dealt, commands answered, timeouts."""
 
 from __future__ import annotations
 
 import contextlib
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import pytest
-from faststream.kafka import TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
 from support.dealer import GAME, VAULT, VAULT_KEYS, call, void_round
 from support.deciders import NOW
-from support.memory import DeferredOutbox, defer_publishing
+from support.memory import Log, started
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
@@ -36,30 +34,35 @@ from holdem.dealer.app import create_app
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.vault import Vault, VaultError
 from holdem.runtime.app import ServiceApp
+from holdem.runtime.testing import MemoryTransport
 
 
 @dataclass
 class Harness:
     service: ServiceApp
-    broker: TestKafkaBroker
-    outbox: DeferredOutbox
     registry: CollectorRegistry
+    log: Log | None = None
     now: datetime = NOW
-    raw: dict[str, list[bytes]] = field(default_factory=dict)
+
+    @property
+    def raw(self) -> dict[str, list[bytes]]:
+        """The values on the dealer's topics, in the order they were written."""
+        assert self.log is not None
+        return {role: self.log.values(role) for role in ("rounds", "vault", "rejected")}
 
     async def send(self, role: str, *messages: Message | bytes) -> None:
         """Publish on topic ``role`` as the operator or the wallet would, then deliver outputs."""
-        topic = getattr(self.service.processor.topics, role)
+        assert self.log is not None
         for message in messages:
             raw = message if isinstance(message, bytes) else dump(message)
             key = b"p1" if isinstance(message, bytes) else message.player_id.encode()
-            await self.broker.publish(raw, topic, key=key)
-            await self.outbox.pump()
+            await self.log.publish(role, raw, key)
 
     async def tick(self, seconds: float) -> None:
+        assert self.log is not None
         self.now = NOW + timedelta(seconds=seconds)
         await self.service.processor.run_tick()
-        await self.outbox.pump()
+        await self.log.transport.settle()
 
     def on(self, role: str, *kinds: type) -> list[Message]:
         """The records on topic ``role`` that parse as one of ``kinds``."""
@@ -74,25 +77,15 @@ class Harness:
 async def dealer() -> AsyncIterator[Harness]:
     registry = CollectorRegistry()
     settings = DealerSettings(topic_prefix="t1", metrics_port=0, dealer_vault_keys=VAULT_KEYS)
+    transport = MemoryTransport()
     service = create_app(
-        settings, in_memory=True, registry=registry, new_deck=lambda: (GAME.deck, GAME.salt)
+        settings, transport=transport, registry=registry, new_deck=lambda: (GAME.deck, GAME.salt)
     )
-    outbox = defer_publishing(service)
-    raw: dict[str, list[bytes]] = {"rounds": [], "vault": [], "rejected": []}
-    for role, sink in raw.items():
-        topic = getattr(service.processor.topics, role)
-        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
-    async with TestKafkaBroker(service.broker) as broker:
-        harness = Harness(service, broker, outbox, registry, raw=raw)
-        service.processor.clock = lambda: harness.now
+    harness = Harness(service, registry)
+    service.processor.clock = lambda: harness.now
+    async with started(service, transport) as log:
+        harness.log = log
         yield harness
-
-
-def _recorder(sink: list[bytes]):  # type: ignore[no-untyped-def]
-    async def record(message: KafkaMessage) -> None:
-        sink.append(message.body)
-
-    return record
 
 
 async def test_a_placed_bet_is_sealed_in_the_vault_and_dealt_without_the_hidden_cards(
@@ -130,7 +123,7 @@ async def test_a_dealer_that_cannot_open_its_vault_refuses_to_rebuild_its_state(
     await dealer.send("rounds", GAME.bet_placed())
     [raw] = dealer.raw["vault"]
     other = DealerSettings(dealer_vault_keys="other:" + "B" * 43 + "=")
-    restarted = create_app(other, in_memory=True, registry=CollectorRegistry())
+    restarted = create_app(other, transport=MemoryTransport(), registry=CollectorRegistry())
 
     with pytest.raises(VaultError, match="unknown vault key id"):
         restarted.processor.fold(restarted.processor.topics.vault, raw)
@@ -170,7 +163,7 @@ async def test_a_void_and_a_second_malfunction_end_the_round_with_one_round_void
     await dealer.send("rounds", GAME.malfunction("m2"))
 
     assert len(dealer.on("rounds", RoundVoided)) == 1
-    assert dealer.service.processor.partition(0).state.open == frozenset()
+    assert dealer.service.processor.state_for("p1").open == frozenset()
 
 
 async def test_a_tick_after_the_decision_timeout_folds_for_the_player(dealer: Harness) -> None:

@@ -15,7 +15,7 @@ from prometheus_client import CollectorRegistry
 from support.dealer import GAME, VAULT_KEYS, call, settled
 from support.deciders import NOW
 from support.messages import command
-from support.outbox import ListOutbox
+from support.outbox import ListOutbox, handle
 from support.toy import TOY
 from support.wallet import deposit, place_bet
 
@@ -31,6 +31,7 @@ from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import Record
 from holdem.runtime.processor import Processor
 from holdem.runtime.snapshots import Snapshot
+from holdem.runtime.testing import MemoryTransport
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
 
@@ -54,7 +55,7 @@ async def send_call(
 ) -> None:
     raw = dump(command(Call, player_id="p1", round_id=round_id))
     partition = partition_for_key(b"p1", PARTITIONS)
-    await processor.handle(Topics().commands, partition, 0, raw, b"p1", headers)
+    await handle(processor, Topics().commands, partition, 0, raw, b"p1", headers)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +85,7 @@ async def test_a_command_naming_another_operator_is_refused_and_never_decided() 
     assert isinstance(rejected, MessageRejected) and rejected.version == 4
     assert rejected.reason == RecordReason.WRONG_OPERATOR
     assert "'other'" in rejected.detail and "'acme'" in rejected.detail
-    assert outbox.parsed("rounds") == [] and processor.partition(0).state == set()  # not decided
+    assert outbox.parsed("rounds") == [] and processor.state_for("p1") == set()  # not decided
     # The refusal is this deployment's record: its operator, none of the refused one's brand.
     assert stamp_of(record) == Stamp(OPERATOR, None)
 
@@ -114,10 +115,11 @@ async def test_the_brand_of_a_command_is_stamped_on_what_it_decides() -> None:
 
 
 def dealer(outbox: ListOutbox, now: list[Any]) -> Processor[Any]:
-    settings = DealerSettings(topic_prefix=OPERATOR, dealer_vault_keys=VAULT_KEYS)
+    # One partition: the records below are all on partition 0.
+    settings = DealerSettings(topic_prefix=OPERATOR, dealer_vault_keys=VAULT_KEYS, partitions=1)
     service = dealer_app(
         settings,
-        in_memory=True,
+        transport=MemoryTransport(partitions=1),
         registry=CollectorRegistry(),
         new_deck=lambda: (GAME.deck, GAME.salt),
     )
@@ -136,14 +138,14 @@ async def test_every_record_of_a_branded_round_carries_its_brand_a_timeout_fold_
     processor = dealer(outbox, now)
     rounds = processor.topic_of("rounds")
 
-    await processor.handle(rounds, 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
+    await handle(processor, rounds, 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
     now[0] = NOW + timedelta(seconds=60)
     await processor.run_tick()
 
     assert [r.kind for r in outbox.records] == ["vault.deck_sealed", "round.dealt", "round.folded"]
     assert {stamp_of(r) for r in outbox.records} == {Stamp(OPERATOR, "acme-eu")}
     assert processor.brands_of(0) == {"p1/r1": "acme-eu"}
-    await processor.handle(rounds, 0, 1, dump(settled()), b"p1", [("operator", b"acme")])
+    await handle(processor, rounds, 0, 1, dump(settled()), b"p1", [("operator", b"acme")])
     assert processor.brands_of(0) == {}  # the round ended: its brand is forgotten
 
 
@@ -152,9 +154,9 @@ async def test_a_command_of_the_round_without_a_brand_still_gets_the_rounds_bran
     processor = dealer(outbox, now)
     rounds, commands = processor.topic_of("rounds"), processor.topic_of("commands")
 
-    await processor.handle(rounds, 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
+    await handle(processor, rounds, 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
     other_brand = [("operator", b"acme"), ("brand", b"else")]
-    await processor.handle(commands, 0, 0, dump(call()), b"p1", other_brand)
+    await handle(processor, commands, 0, 0, dump(call()), b"p1", other_brand)
 
     called = [r for r in outbox.records if r.kind == "round.called"]
     assert [stamp_of(r) for r in called] == [Stamp(OPERATOR, "acme-eu")]  # the round's, first
@@ -163,7 +165,7 @@ async def test_a_command_of_the_round_without_a_brand_still_gets_the_rounds_bran
 async def test_a_restart_from_a_snapshot_keeps_the_brand_of_an_open_round() -> None:
     outbox, now = ListOutbox(), [NOW]
     before = dealer(outbox, now)
-    await before.handle(before.topic_of("rounds"), 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
+    await handle(before, before.topic_of("rounds"), 0, 0, dump(GAME.bet_placed()), b"p1", BRANDED)
     codec = before.spec.snapshot
     assert codec is not None
     state = codec.dump(before.partition(0).state)
@@ -211,15 +213,17 @@ async def test_remembered_brands_are_bounded_per_partition() -> None:
 async def test_the_wallet_stamps_the_bets_brand_on_the_round_and_its_money() -> None:
     outbox = ListOutbox()
     service = wallet_app(
-        WalletSettings(topic_prefix=OPERATOR), in_memory=True, registry=CollectorRegistry()
+        WalletSettings(topic_prefix=OPERATOR, partitions=1),
+        transport=MemoryTransport(partitions=1),
+        registry=CollectorRegistry(),
     )
     processor = service.processor
     processor.outbox = outbox
     commands = processor.topic_of("commands")
     plain = [("operator", b"acme")]
-    await processor.handle(commands, 0, 0, dump(deposit(10_000)), b"p1", plain)
+    await handle(processor, commands, 0, 0, dump(deposit(10_000)), b"p1", plain)
     branded = [("operator", b"acme"), ("brand", b"acme-eu")]
-    await processor.handle(commands, 0, 1, dump(place_bet("r1", ante=100)), b"p1", branded)
+    await handle(processor, commands, 0, 1, dump(place_bet("r1", ante=100)), b"p1", branded)
 
     stamps = {r.kind: stamp_of(r) for r in outbox.records}
     assert stamps["wallet.deposited"] == Stamp(OPERATOR, None)
@@ -231,15 +235,23 @@ async def test_in_seamless_mode_the_bet_decided_on_the_operators_answer_keeps_th
     """The operator's wallet need not echo the brand: the debit request carried it, and the
     BetPlaced decided on the answer (which names no brand) carries the round's."""
     outbox = ListOutbox()
-    settings = WalletSettings(topic_prefix=OPERATOR, wallet_mode="seamless")
-    service = wallet_app(settings, in_memory=True, registry=CollectorRegistry())
+    settings = WalletSettings(topic_prefix=OPERATOR, wallet_mode="seamless", partitions=1)
+    service = wallet_app(
+        settings, transport=MemoryTransport(partitions=1), registry=CollectorRegistry()
+    )
     processor = service.processor
     processor.outbox = outbox
     operator = FaultyOperator(OperatorWallet(), Faults())
     operator.wallet.balances[("p1", "EUR")] = 10_000
     branded = [("operator", b"acme"), ("brand", b"acme-eu")]
-    await processor.handle(
-        processor.topic_of("commands"), 0, 0, dump(place_bet("r1", ante=100)), b"p1", branded
+    await handle(
+        processor,
+        processor.topic_of("commands"),
+        0,
+        0,
+        dump(place_bet("r1", ante=100)),
+        b"p1",
+        branded,
     )
     [request] = [r for r in outbox.records if r.kind == "seamless.debit_requested"]
     assert stamp_of(request) == Stamp(OPERATOR, "acme-eu")
@@ -247,7 +259,7 @@ async def test_in_seamless_mode_the_bet_decided_on_the_operators_answer_keeps_th
     [answer] = operator.step()
     unbranded = [("operator", b"acme")]
     replies = processor.topic_of("seamless_replies")
-    await processor.handle(replies, 0, 0, dump(answer), b"p1", unbranded)
+    await handle(processor, replies, 0, 0, dump(answer), b"p1", unbranded)
 
     [placed] = [r for r in outbox.records if r.kind == "round.bet_placed"]
     assert stamp_of(placed) == Stamp(OPERATOR, "acme-eu")
@@ -264,7 +276,7 @@ async def test_log_lines_written_while_handling_a_branded_record_name_the_brand(
         replace(TOY, decide=decide), Topics(), ListOutbox(), Metrics(CollectorRegistry())
     )
     raw = dump(command(Call, player_id="p1", round_id="r1"))
-    await processor.handle(Topics().commands, 0, 0, raw, b"p1", [("brand", b"acme-eu")])
-    await processor.handle(Topics().commands, 0, 1, raw, b"p1", None)
+    await handle(processor, Topics().commands, 0, 0, raw, b"p1", [("brand", b"acme-eu")])
+    await handle(processor, Topics().commands, 0, 1, raw, b"p1", None)
 
     assert [found.get("brand") for found in seen] == ["acme-eu", None]

@@ -1,18 +1,17 @@
-"""The query service on the in-memory broker: rounds and wallet in, one reply per query out,
+"""The query service on the in-memory transport: rounds and wallet in, one reply per query out,
 keyed by the requester; refusals typed; unreadable queries dead-lettered."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from faststream.kafka import KafkaBroker, TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
 from support.deciders import NOW
+from support.memory import Log, started
 from support.queries import fun, play
 from support.rounds import RoundEvents
 
@@ -36,21 +35,34 @@ from holdem.core.contracts import (
 from holdem.query.app import create_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
+from holdem.runtime.testing import MemoryTransport
 
 
 @dataclass
 class Harness:
     service: ServiceApp
-    broker: KafkaBroker
-    replies: list[tuple[bytes | None, Any]] = field(default_factory=list)
-    rejected: list[MessageRejected] = field(default_factory=list)
+    log: Log
     asked: int = 0
 
+    @property
+    def replies(self) -> list[tuple[bytes | None, Any]]:
+        """(key, reply) of every record on the replies topic, in the order written."""
+        return [
+            (record.key, parse("replies", record.value))
+            for record in self.log.records("replies")
+            if record.value is not None
+        ]
+
+    @property
+    def rejected(self) -> list[MessageRejected]:
+        return [parse("rejected", raw) for raw in self.log.values("rejected")]
+
     async def feed(self, *events: Message) -> None:
-        topics = self.service.processor.topics
+        """Written together (a batch, or a few), then everything they cause committed."""
         for event in events:
-            topic = getattr(topics, event.TOPIC)
-            await self.broker.publish(dump(event), topic, key=event.player_id.encode())
+            topic = self.log.topic(event.TOPIC)
+            await self.log.transport.publish(topic, dump(event), key=event.player_id.encode())
+        await self.log.transport.settle()
 
     async def ask(self, kind: type[Any], player: str = "p1", **fields: Any) -> Any:
         self.asked += 1
@@ -69,21 +81,10 @@ class Harness:
 @pytest.fixture
 async def query() -> AsyncIterator[Harness]:
     settings = QuerySettings(topic_prefix="t1", metrics_port=0, history_kept=5)
-    service = create_app(settings, in_memory=True, registry=CollectorRegistry())
-    harness = Harness(service, service.broker)
-    topics = service.processor.topics
-
-    @service.broker.subscriber(topics.replies, group_id="requester")
-    async def on_reply(message: KafkaMessage) -> None:
-        harness.replies.append((message.raw_message.key, parse("replies", message.body)))  # type: ignore[union-attr]
-
-    @service.broker.subscriber(topics.rejected, group_id="auditor")
-    async def on_rejected(message: KafkaMessage) -> None:
-        harness.rejected.append(parse("rejected", message.body))
-
-    async with TestKafkaBroker(service.broker) as broker:
-        harness.broker = broker
-        yield harness
+    transport = MemoryTransport()
+    service = create_app(settings, transport=transport, registry=CollectorRegistry())
+    async with started(service, transport) as log:
+        yield Harness(service, log)
 
 
 def game(n: int, **kw: Any) -> RoundEvents:
@@ -184,7 +185,7 @@ async def test_summaries_of_unknown_or_open_rounds_are_refused(query: Harness) -
 async def test_bad_queries_are_dead_lettered_and_answer_nothing(
     query: Harness, raw: bytes, reason: str
 ) -> None:
-    await query.broker.publish(raw, query.service.processor.topics.queries, key=b"p1")
+    await query.log.publish("queries", raw, b"p1")
     [rejected] = query.rejected
     assert (rejected.reason.value, rejected.service) == (reason, "query")
     assert query.replies == []
@@ -194,6 +195,6 @@ async def test_a_query_under_another_players_key_is_dead_lettered(query: Harness
     bad = OpenRoundQuery(
         event_id="e", player_id="p1", occurred_at=NOW, correlation_id="c", requester_id="r"
     )
-    await query.broker.publish(dump(bad), query.service.processor.topics.queries, key=b"p2")
+    await query.log.publish("queries", dump(bad), b"p2")
     [rejected] = query.rejected
     assert rejected.reason.value == "key_mismatch" and query.replies == []

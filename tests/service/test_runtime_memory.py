@@ -1,52 +1,48 @@
-"""The shared runtime with faststream's in-memory broker: decide, publish, reject, poison."""
+"""The shared runtime's batch loop on the in-memory transport: decide, publish, reject, poison."""
 
 from __future__ import annotations
 
-from faststream.kafka import TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from support.memory import Log, started
 from support.messages import command
 from support.toy import TOY
 
 from holdem.core.contracts import Call, Malfunction, MessageRejected, Reason, dump, parse
 from holdem.runtime.app import build_app
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.testing import MemoryTransport
 
 
-def toy():
-    service = build_app(TOY, RuntimeSettings(), in_memory=True)
-    seen: dict[str, list[bytes]] = {"rounds": [], "rejected": []}
-    for role, sink in seen.items():
-        topic = getattr(service.processor.topics, role)
-        service.broker.subscriber(topic, group_id=f"observer-{role}")(_recorder(sink))
-
-    return service, seen
+@asynccontextmanager
+async def toy() -> AsyncIterator[Log]:
+    transport = MemoryTransport()
+    async with started(build_app(TOY, RuntimeSettings(), transport=transport), transport) as log:
+        yield log
 
 
-def _recorder(sink: list[bytes]):
-    async def record(message: KafkaMessage) -> None:
-        sink.append(message.body)
-
-    return record
+async def send(log: Log, *records: bytes) -> None:
+    """Written together: one batch, decided in order, committed in one transaction."""
+    for raw in records:
+        await log.transport.publish("holdem.commands", raw, key=b"p1")
+    await log.transport.settle()
 
 
 async def test_a_command_is_decided_once_and_its_event_published() -> None:
-    service, seen = toy()
-    async with TestKafkaBroker(service.broker) as broker:
+    async with toy() as log:
         call = command(Call, round_id="r1")
-        await broker.publish(dump(call), "holdem.commands", key=b"p1")
-        await broker.publish(dump(call), "holdem.commands", key=b"p1")
-        events = [parse("rounds", raw) for raw in seen["rounds"]]
+        await send(log, dump(call), dump(call))
+        events = [parse("rounds", raw) for raw in log.values("rounds")]
+        assert log.service.processor.state_for("p1") == {"r1"}
     assert [type(e) for e in events] == [Malfunction]
     assert events[0].causation_id == call.event_id
-    assert service.processor.partition(0).state == {"r1"}
 
 
 async def test_an_unreadable_command_is_rejected_with_its_reason_and_origin() -> None:
-    service, seen = toy()
-    async with TestKafkaBroker(service.broker) as broker:
-        await broker.publish(b"{not json", "holdem.commands", key=b"p1")
-        await broker.publish(b'{"type": "command.teleport"}', "holdem.commands", key=b"p1")
-        rejected = [parse("rejected", raw) for raw in seen["rejected"]]
+    async with toy() as log:
+        await send(log, b"{not json", b'{"type": "command.teleport"}')
+        rejected = [parse("rejected", raw) for raw in log.values("rejected")]
     assert [r.reason for r in rejected] == [Reason.MALFORMED, Reason.UNKNOWN_TYPE]
     assert all(
         isinstance(r, MessageRejected) and r.source_topic == "holdem.commands" for r in rejected
@@ -55,11 +51,9 @@ async def test_an_unreadable_command_is_rejected_with_its_reason_and_origin() ->
 
 
 async def test_a_poison_message_is_rejected_and_its_round_gets_a_malfunction() -> None:
-    service, seen = toy()
-    async with TestKafkaBroker(service.broker) as broker:
-        await broker.publish(dump(command(Call, round_id="poison")), "holdem.commands", key=b"p1")
-        await broker.publish(dump(command(Call, round_id="r2")), "holdem.commands", key=b"p1")
-        rejected = [parse("rejected", raw) for raw in seen["rejected"]]
-        rounds = [parse("rounds", raw) for raw in seen["rounds"]]
+    async with toy() as log:
+        await send(log, dump(command(Call, round_id="poison")), dump(command(Call, round_id="r2")))
+        rejected = [parse("rejected", raw) for raw in log.values("rejected")]
+        rounds = [parse("rounds", raw) for raw in log.values("rounds")]
     assert [r.reason for r in rejected] == [Reason.PROCESSING_FAILED]
     assert [(m.round_id, m.source) for m in rounds] == [("poison", "toy"), ("r2", "toy")]

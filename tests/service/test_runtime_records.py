@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 from support.messages import command
-from support.outbox import ListOutbox
+from support.outbox import ListOutbox, handle
 from support.toy import TOY
 
 from holdem.core.contracts import (
@@ -49,7 +49,7 @@ async def send(
 ) -> None:
     if partition is None:
         partition = partition_for(key, PARTITIONS) if key else 0
-    await processor.handle(COMMANDS, partition, offset, raw, key)
+    await handle(processor, COMMANDS, partition, offset, raw, key)
 
 
 def a_call(player: str = "p1", **fields: Any) -> bytes:
@@ -79,7 +79,7 @@ async def test_a_record_whose_key_is_not_its_player_is_refused_and_not_applied(
 
     [rejected] = outbox.parsed("rejected")
     assert rejected.reason is RecordReason.KEY_MISMATCH
-    assert outbox.parsed("rounds") == [] and processor.partition(0).state == set()
+    assert outbox.parsed("rounds") == [] and processor.state_for("p1") == set()
 
 
 async def test_a_record_on_another_partition_than_murmur2_gives_its_key_is_refused() -> None:

@@ -1,4 +1,4 @@
-"""The settlement service on the in-memory broker: rounds in, one Settled or RoundVoided out."""
+"""The settlement service on the in-memory transport: rounds in, one Settled or RoundVoided out."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
-from faststream.kafka import KafkaBroker, TestKafkaBroker
-from faststream.kafka.annotations import KafkaMessage
 from prometheus_client import CollectorRegistry
 from support.deciders import types_of
+from support.memory import Log, started
 from support.rounds import RoundEvents
 from support.wallet import forged_settled
 
 from holdem.core.contracts import ContractError, Message, RoundVoided, Settled, dump, parse
 from holdem.runtime.app import ServiceApp
+from holdem.runtime.testing import MemoryTransport
 from holdem.settlement.app import create_app
 from holdem.settlement.settings import SettlementSettings
 
@@ -25,17 +25,27 @@ ROUND = RoundEvents()  # As Ad vs 7c 2d on Ah Ks 9d 4c 3h: ante 10 + call 20 + b
 @dataclass
 class Harness:
     service: ServiceApp
-    broker: KafkaBroker
+    log: Log
     registry: CollectorRegistry
-    rounds: list[Message] = field(default_factory=list)
     fed: set[str] = field(default_factory=set)
 
+    @property
+    def rounds(self) -> list[Message]:
+        """Every readable record on the rounds topic, in the order written."""
+        found = []
+        for raw in self.log.values("rounds"):
+            with contextlib.suppress(ContractError):  # the unreadable-record test sends one
+                found.append(parse("rounds", raw))
+        return found
+
     async def feed(self, *events: Message) -> None:
-        """Publish events on the rounds topic as wallet and dealer would; outputs follow inline."""
-        topic = self.service.processor.topics.rounds
+        """Publish events on the rounds topic as wallet and dealer would (written together),
+        then wait until everything they cause is committed."""
+        topic = self.log.topic("rounds")
         for event in events:
             self.fed.add(event.event_id)
-            await self.broker.publish(dump(event), topic, key=event.player_id.encode())
+            await self.log.transport.publish(topic, dump(event), key=event.player_id.encode())
+        await self.log.transport.settle()
 
     def published(self) -> list[Message]:
         """What settlement itself put on the rounds topic (events it did not receive from us)."""
@@ -49,16 +59,10 @@ class Harness:
 async def settlement() -> AsyncIterator[Harness]:
     registry = CollectorRegistry()
     settings = SettlementSettings(topic_prefix="t1", metrics_port=0)
-    service = create_app(settings, in_memory=True, registry=registry)
-    rounds: list[Message] = []
-
-    @service.broker.subscriber(service.processor.topics.rounds, group_id="observer")
-    async def on_round(message: KafkaMessage) -> None:
-        with contextlib.suppress(ContractError):  # the unreadable-record test sends one
-            rounds.append(parse("rounds", message.body))
-
-    async with TestKafkaBroker(service.broker) as broker:
-        yield Harness(service, broker, registry, rounds)
+    transport = MemoryTransport()
+    service = create_app(settings, transport=transport, registry=registry)
+    async with started(service, transport) as log:
+        yield Harness(service, log, registry)
 
 
 async def test_a_called_round_is_settled_once_on_the_prefixed_rounds_topic(
@@ -70,7 +74,7 @@ async def test_a_called_round_is_settled_once_on_the_prefixed_rounds_topic(
     assert isinstance(settled, Settled)
     assert (settled.result, settled.total_return) == ("win", 80)
     assert settlement.service.processor.topics.rounds == "t1.holdem.rounds"
-    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "settled"
+    assert settlement.service.processor.state_for("p1").round("p1", "r1").status == "settled"
     assert settlement.metric("holdem_rounds_total", outcome="win") == 1
     assert settlement.metric("holdem_returned_minor_total", bet="aa_bonus", currency="EUR") == 40
     assert settlement.metric("holdem_open_rounds", service="settlement") == 0
@@ -109,10 +113,9 @@ async def test_a_deck_that_does_not_verify_gets_a_malfunction_and_a_void(
     other_salt = ROUND.called(salt="cd" * 32)
     await settlement.feed(ROUND.bet_placed(), ROUND.dealt(), other_salt)
 
-    # Sorted: in memory a nested delivery can overtake (runtime BrokerOutbox.flush); the order
-    # of the two is decide's, pinned by the unit tests, and one transaction on a real broker.
-    assert sorted(types_of(settlement.published())) == ["round.malfunction", "round.voided"]
-    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "voided"
+    # In decide's order, in one transaction (the one-record in-memory broker could reorder them).
+    assert types_of(settlement.published()) == ["round.malfunction", "round.voided"]
+    assert settlement.service.processor.state_for("p1").round("p1", "r1").status == "voided"
     assert settlement.metric("holdem_rounds_total", outcome="voided") == 1
 
 
@@ -125,8 +128,7 @@ async def test_an_open_round_shows_in_the_open_rounds_gauge(settlement: Harness)
 async def test_an_unreadable_rounds_record_is_skipped_without_blocking_the_next(
     settlement: Harness,
 ) -> None:
-    topic = settlement.service.processor.topics.rounds
-    await settlement.broker.publish(b"{not json", topic, key=b"p1")
+    await settlement.log.publish("rounds", b"{not json", b"p1")
     await settlement.feed(*ROUND.played())
 
     assert types_of(settlement.published()) == ["round.settled"]
@@ -164,4 +166,4 @@ async def test_its_own_settled_refused_by_the_wallet_is_voided(settlement: Harne
     await settlement.feed(refusal, refusal)
 
     assert types_of(settlement.published()) == ["round.settled", "round.voided"]
-    assert settlement.service.processor.partition(0).state.round("p1", "r1").status == "voided"
+    assert settlement.service.processor.state_for("p1").round("p1", "r1").status == "voided"

@@ -209,17 +209,17 @@ async def test_play_money_is_granted_and_reset_by_the_operator_and_never_touches
         await w.send("commands", bet_at("fun", "r0", ante=500, mode=Mode.FUN))  # none granted
         await w.send("commands", grant_fun(20_000))
         await w.send("commands", bet_at("fun", "r1", ante=1_000, aa_bonus=500, mode=Mode.FUN))
-        state = w.service.processor.partition(0).state
+        state = w.service.processor.state_for("p1")
         during = balances(state, mode=Mode.FUN), balances(state)
         await w.send("commands", reset_fun(5_000))
-        after = balances(w.service.processor.partition(0).state, mode=Mode.FUN)
+        after = balances(w.service.processor.state_for("p1"), mode=Mode.FUN)
         await w.send("commands", reset_fun(0))
 
     assert refusals(w) == [Reason.INSUFFICIENT_FUNDS]
     assert during == ((16_500, 2_000), (50_000, 0))
     assert after == (5_000, 2_000)  # the open round's hold stays held
-    assert balances(w.service.processor.partition(0).state, mode=Mode.FUN) == (0, 2_000)
-    assert balances(w.service.processor.partition(0).state) == (50_000, 0)
+    assert balances(w.service.processor.state_for("p1"), mode=Mode.FUN) == (0, 2_000)
+    assert balances(w.service.processor.state_for("p1")) == (50_000, 0)
     [fun_bet] = bets(w)
     assert fun_bet.mode is Mode.FUN and all(
         m.mode is Mode.FUN for m in w.messages("wallet") if m.round_id == "r1"

@@ -29,7 +29,7 @@ async def test_a_bet_is_placed_on_the_round_log_and_its_money_moved_in_the_ledge
 
     assert w.types("wallet") == ["wallet.deposited", "wallet.stake_taken", "wallet.call_held"]
     assert w.types("rounds") == ["round.bet_placed"]
-    assert balances(w.service.processor.partition(0).state) == (6_500, 2_000)
+    assert balances(w.service.processor.state_for("p1")) == (6_500, 2_000)
 
 
 async def test_a_called_and_settled_round_captures_the_call_and_credits_the_return() -> None:
@@ -42,7 +42,7 @@ async def test_a_called_and_settled_round_captures_the_call_and_credits_the_retu
         await w.send("rounds", verified_settled())  # redelivered
 
     assert w.types("wallet")[3:] == ["wallet.call_captured", "wallet.payout_credited"]
-    assert balances(w.service.processor.partition(0).state) == (14_500, 0)
+    assert balances(w.service.processor.state_for("p1")) == (14_500, 0)
 
 
 async def test_a_forged_settlement_moves_no_money_and_is_refused_on_the_round_log() -> None:
@@ -54,7 +54,7 @@ async def test_a_forged_settlement_moves_no_money_and_is_refused_on_the_round_lo
         await w.send("rounds", round_events("r1").dealt())
         await w.send("rounds", round_events("r1").called())
         await w.send("rounds", forged)
-        after_forgery = balances(w.service.processor.partition(0).state)
+        after_forgery = balances(w.service.processor.state_for("p1"))
         await w.send("rounds", verified_settled())
         await w.send("rounds", forged.model_copy(update={"event_id": "forged-again"}))
 
@@ -78,7 +78,7 @@ async def test_a_voided_round_is_refunded_once() -> None:
         await w.send("rounds", voided())
 
     assert w.types("wallet")[3:] == ["wallet.call_released", "wallet.stakes_refunded"]
-    assert balances(w.service.processor.partition(0).state) == (10_000, 0)
+    assert balances(w.service.processor.state_for("p1")) == (10_000, 0)
 
 
 async def test_a_resent_command_publishes_nothing_new() -> None:
@@ -124,9 +124,12 @@ async def test_replaying_the_published_ledger_rebuilds_the_live_state() -> None:
         await w.send("commands", place_bet("r2", ante=100_000))
 
     processor = w.service.processor
-    live = processor.partition(0).state
-    processor.partition(0).state = initial_state()
+    live = processor.state_for("p1")
+    processor.reset()
+    assert processor.state_for("p1") == initial_state()
     for role in ("wallet", "rounds"):
-        for raw in w.seen[role]:
-            processor.fold(processor.topic_of(role), raw)
-    assert processor.partition(0).state == live and live.evidence_of("p1", "r1").reveal is not None
+        for record in w.log.records(role):
+            assert record.value is not None
+            topic = processor.topic_of(role)
+            processor.fold(topic, record.value, record.key, record.partition, record.headers)
+    assert processor.state_for("p1") == live and live.evidence_of("p1", "r1").reveal is not None

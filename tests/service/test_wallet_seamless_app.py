@@ -1,4 +1,4 @@
-"""The wallet service in seamless mode (ADR 015) on faststream's in-memory broker, with the
+"""The wallet service in seamless mode (ADR 015) on the in-memory transport, with the
 reference operator wallet answering its requests: the runtime's wiring (topics, folds, ticks,
 dead letters) around the transitions the unit tests check one by one."""
 
@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from faststream.kafka import TestKafkaBroker
 from support.deciders import NOW
-from support.memory import DeferredOutbox, defer_publishing, record_outputs
+from support.memory import Log, started
 from support.seamless import game, settled_for
 from support.wallet import deposit, place_bet
 
@@ -20,6 +19,7 @@ from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import Message, Reason, dump, parse
 from holdem.core.contracts.seamless import ReplyRefused, SeamlessReply, SeamlessRequest
 from holdem.runtime.app import ServiceApp
+from holdem.runtime.testing import MemoryTransport
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 
@@ -29,17 +29,21 @@ ROLES = ("wallet", "rounds", "rejected")
 @dataclass
 class Bridge:
     service: ServiceApp
-    outbox: DeferredOutbox
     operator: FaultyOperator
     now: datetime = NOW
-    broker: Any = None
-    seen: dict[str, list[bytes]] = field(default_factory=dict)
+    log: Log | None = None
+
+    @property
+    def seen(self) -> dict[str, list[bytes]]:
+        """The values on the wallet's topics, in the order they were written."""
+        assert self.log is not None
+        return {role: self.log.values(role) for role in ROLES}
 
     async def send(self, role: str, message: Message | bytes, key: bytes | None = None) -> None:
+        assert self.log is not None
         raw = message if isinstance(message, bytes) else dump(message)
         key = key or (b"p1" if isinstance(message, bytes) else message.player_id.encode())
-        await self.broker.publish(raw, self.service.processor.topic_of(role), key=key)
-        await self.outbox.pump()
+        await self.log.publish(role, raw, key)
 
     async def answer(self) -> list[SeamlessReply]:
         """Hand the operator what the wallet asked since, and deliver one step of answers."""
@@ -52,9 +56,10 @@ class Bridge:
         return replies
 
     async def tick(self, seconds: float) -> None:
+        assert self.log is not None
         self.now += timedelta(seconds=seconds)
         await self.service.processor.run_tick()
-        await self.outbox.pump()
+        await self.log.transport.settle()
 
     def types(self, role: str) -> list[str]:
         """The types on a topic; "requests": the bridge's records on the wallet's topic."""
@@ -73,15 +78,15 @@ class Bridge:
 @asynccontextmanager
 async def bridge(faults: Faults | None = None) -> AsyncIterator[Bridge]:
     settings = WalletSettings(
-        wallet_mode="seamless", seamless_debit_timeout_s=10, seamless_retry_s=5
+        wallet_mode="seamless", seamless_debit_timeout_s=10, seamless_retry_s=5, metrics_port=0
     )
-    service = create_app(settings, in_memory=True)
+    transport = MemoryTransport()
+    service = create_app(settings, transport=transport)
     operator = FaultyOperator(OperatorWallet(opening=100_000), faults or Faults())
-    running = Bridge(service, defer_publishing(service), operator)
+    running = Bridge(service, operator)
     service.processor.clock = lambda: running.now
-    record_outputs(service, ROLES, running.seen)
-    async with TestKafkaBroker(service.broker) as broker:
-        running.broker = broker
+    async with started(service, transport) as log:
+        running.log = log
         yield running
 
 

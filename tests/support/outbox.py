@@ -29,3 +29,19 @@ class ListOutbox:
     def parsed(self, role: str) -> list[Any]:
         topic = getattr(Topics(), role)
         return [parse(role, r.value) for r in self.records if r.topic == topic]
+
+
+async def handle(
+    processor: Any,
+    topic: str,
+    partition: int,
+    offset: int,
+    raw: bytes,
+    key: bytes | None = None,
+    headers: Any = None,
+) -> None:
+    """One record decided on its own and what it decided committed: the service loop's batch of
+    one record, without the loop (the caller gives the record's coordinates)."""
+    async with processor.lock:
+        await processor.process(topic, partition, offset, raw, key, headers)
+    await processor.outbox.flush()

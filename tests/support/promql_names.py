@@ -1,9 +1,9 @@
 """The metric names PromQL expressions use, checked against what the services really expose.
 
-The exposed names come from the registries themselves: ``holdem.runtime.metrics.Metrics`` and
-faststream's ``KafkaPrometheusMiddleware`` (as ``holdem.runtime.app`` builds it), each registered
+The exposed names come from the registry itself: ``holdem.runtime.metrics.Metrics``, registered
 in a fresh ``CollectorRegistry`` and expanded the way the text exposition names samples
-(counters ``_total``, histograms ``_bucket``/``_sum``/``_count``).
+(counters ``_total``, histograms ``_bucket``/``_sum``/``_count``). A service registers nothing
+else (no faststream middleware, ADR 023): a ``faststream_*`` name in a rule is reported unknown.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 from prometheus_client import CollectorRegistry
 
 from holdem.runtime.metrics import Metrics
@@ -41,7 +40,7 @@ _MATCHER_LABEL = re.compile(r"([A-Za-z_]\w*)\s*(?:=~|!~|!=|=)")
 
 def _exposed(registry: CollectorRegistry) -> dict[str, frozenset[str]]:
     """Sample name -> label names, for every family in ``registry``."""
-    # Label names are not public in prometheus_client; faststream reads this same mapping.
+    # Label names are not public in prometheus_client: read from the collectors.
     collectors = registry._names_to_collectors
     names: dict[str, frozenset[str]] = {}
     for family in registry.collect():
@@ -66,13 +65,6 @@ def holdem_names() -> dict[str, frozenset[str]]:
     """The domain metrics every service registers (holdem.runtime.metrics)."""
     registry = CollectorRegistry()
     Metrics(registry)
-    return _exposed(registry)
-
-
-def faststream_names() -> dict[str, frozenset[str]]:
-    """faststream's metrics, registered as holdem.runtime.app does."""
-    registry = CollectorRegistry()
-    KafkaPrometheusMiddleware(registry=registry, app_name="holdem-any")
     return _exposed(registry)
 
 
@@ -141,7 +133,7 @@ class NameCheck:
 
 def check_expressions(exprs: Iterable[tuple[str, str]], recorded: set[str]) -> NameCheck:
     """Check ``(where, expr)`` pairs: metrics exist, recorded series are recorded, labels exist."""
-    exposed = {**holdem_names(), **faststream_names(), **SYNTHETIC}
+    exposed = {**holdem_names(), **SYNTHETIC}
     check = NameCheck()
     for where, expr in exprs:
         for name in sorted(names_in(expr)):

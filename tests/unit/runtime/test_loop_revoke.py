@@ -26,6 +26,8 @@ from holdem.runtime.loop import Rebuild, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.transport import Membership
 
 PARTITIONS = 3
 PLAYER = "p1"
@@ -46,15 +48,13 @@ class CommittingOutbox(ListOutbox):
 GENERATION = 4
 
 
-class Coordinator:  # what the loop reads of aiokafka's group coordinator
+class Member:  # what the loop reads of its group consumer's membership
     def __init__(self) -> None:
         self.generation = GENERATION
-        self._rejoin_needed_fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.rejoin_pending = False
 
-
-class Member:
-    def __init__(self) -> None:
-        self._coordinator = Coordinator()
+    def membership(self) -> Membership:
+        return Membership("member-1", self.generation, self.rejoin_pending)
 
 
 @dataclass
@@ -76,7 +76,7 @@ def loop_knowing_round_r1() -> tuple[ServiceLoop, CommittingOutbox]:
     )
     processor.fold(Topics().rounds, dump(done), PLAYER.encode(), PARTITION)
     settings = RuntimeSettings(partitions=PARTITIONS, snapshot_interval_s=0)
-    loop = ServiceLoop(processor, outbox, settings, fatal=lambda error: None)  # type: ignore[arg-type]
+    loop = ServiceLoop(processor, outbox, settings, lambda error: None, MemoryTransport())  # type: ignore[arg-type]
     loop.consumer = Member()  # type: ignore[assignment]
     loop.generation, loop.ready = GENERATION, True  # as after the assignment's rebuild
     return loop, outbox
@@ -126,7 +126,7 @@ async def test_a_member_evicted_while_busy_decides_nothing_until_it_is_assigned_
     deciding these records, and aiokafka would not refuse this member's offsets."""
     loop, outbox = loop_knowing_round_r1()
     loop.processor.reset()  # a state that would answer r1 if asked
-    loop.consumer._coordinator.generation = -1  # type: ignore[union-attr]
+    loop.consumer.generation = -1  # type: ignore[union-attr]
 
     await loop._decide(fetched_call())
 
@@ -136,7 +136,7 @@ async def test_a_member_evicted_while_busy_decides_nothing_until_it_is_assigned_
 async def test_a_rebalance_pending_holds_the_batch_back_too() -> None:
     loop, outbox = loop_knowing_round_r1()
     loop.processor.reset()
-    loop.consumer._coordinator._rejoin_needed_fut.set_result(None)  # type: ignore[union-attr]
+    loop.consumer.rejoin_pending = True  # type: ignore[union-attr]
 
     await loop._decide(fetched_call())
 

@@ -22,6 +22,7 @@ from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Transport
 
 log = structlog.get_logger(__name__)
 NAME = "dealer"
@@ -99,16 +100,16 @@ def dealer_spec(
 def create_app(
     settings: DealerSettings,
     *,
-    in_memory: bool = False,
+    transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
     new_deck: DeckSource = csprng_deck,
     on_fatal: Fatal | None = None,
 ) -> ServiceApp:
-    """The dealer's faststream app; ``in_memory=True`` for TestKafkaBroker, ``new_deck`` for
+    """The dealer's faststream app; ``transport`` for tests (default: Kafka), ``new_deck`` for
     tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
     vault = settings.vault()
     spec = dealer_spec(settings.table, vault, settings.watchdog_interval_s, new_deck, on_fatal)
-    return build_app(spec, settings, in_memory=in_memory, registry=registry)
+    return build_app(spec, settings, transport=transport, registry=registry)
 
 
 def main() -> None:

@@ -36,6 +36,7 @@ from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Transport
 
 NAME = "query"
 FOLDED = (BetPlaced, Dealt, Called, Folded, Settled, RoundVoided)
@@ -72,11 +73,11 @@ def query_spec(settings: QuerySettings, tables: TableBook | None = None) -> Spec
 def create_app(
     settings: QuerySettings,
     *,
-    in_memory: bool = False,
+    transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The query service's faststream app; ``in_memory=True`` for TestKafkaBroker."""
-    return build_app(query_spec(settings), settings, in_memory=in_memory, registry=registry)
+    """The query service's faststream app; ``transport`` for tests (default: Kafka)."""
+    return build_app(query_spec(settings), settings, transport=transport, registry=registry)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Transport
 from holdem.settlement import snapshot
 from holdem.settlement.decide import decide
 from holdem.settlement.settings import SettlementSettings
@@ -67,13 +68,13 @@ def settlement_spec(
 def create_app(
     settings: SettlementSettings,
     *,
-    in_memory: bool = False,
+    transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """Settlement's faststream app; ``in_memory=True`` for TestKafkaBroker."""
+    """Settlement's faststream app; ``transport`` for tests (default: Kafka)."""
     late = LateMalfunctions()
     spec = settlement_spec(settings, late)
-    service = build_app(spec, settings, in_memory=in_memory, registry=registry)
+    service = build_app(spec, settings, transport=transport, registry=registry)
     late.counter = service.processor.metrics.late_malfunctions
     return service
 

@@ -23,6 +23,7 @@ from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Transport
 from holdem.wallet import snapshot
 from holdem.wallet.admission import DefaultTable, Tables
 from holdem.wallet.decide import bind
@@ -115,15 +116,15 @@ def seamless_spec(table: DefaultTable, timing: Timing) -> Spec[State]:
 def create_app(
     settings: WalletSettings,
     *,
-    in_memory: bool = False,
+    transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The wallet's faststream app; ``in_memory=True`` for TestKafkaBroker."""
+    """The wallet's faststream app; ``transport`` for tests (default: Kafka)."""
     if settings.wallet_mode == "seamless":
         spec = seamless_spec(settings.table, settings.timing)
     else:
         spec = wallet_spec(settings.table)
-    return build_app(spec, settings, in_memory=in_memory, registry=registry)
+    return build_app(spec, settings, transport=transport, registry=registry)
 
 
 def main() -> None:

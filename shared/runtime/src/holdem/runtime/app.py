@@ -1,5 +1,6 @@
-"""Build a service's faststream app around a Spec: the batch loop on aiokafka (holdem.runtime.loop)
-or, in memory, faststream's subscriber; the outbox, the metrics endpoint and periodic ticks."""
+"""Build a service's app around a Spec: the batch loop (holdem.runtime.loop) over a transport
+(Kafka unless a test passes the in-memory one), its outbox, the metrics endpoint and periodic
+ticks, in faststream's app lifecycle; the AsyncAPI document of its channels (ADR 023)."""
 
 from __future__ import annotations
 
@@ -12,23 +13,22 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import structlog
-from faststream import AckPolicy, FastStream
+from faststream import FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
-from faststream.kafka.prometheus import KafkaPrometheusMiddleware
 from faststream.specification import AsyncAPI
 from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.contracts import UNIONS
-from holdem.core.wire.headers import TYPE_HEADER
 from holdem.core.wire.topics import snapshot_topic
+from holdem.runtime.kafka import KafkaTransport
 from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
-from holdem.runtime.outbox import BrokerOutbox, FatalError, Outbox, TransactionalOutbox
+from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.transport import Transport
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
@@ -36,54 +36,72 @@ EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
 
 @dataclass
 class ServiceApp:
-    """A built service: the faststream app to run, its broker, and its processor (state)."""
+    """A built service: the faststream app to run, its loop and its processor (state)."""
 
     app: FastStream
-    broker: KafkaBroker
+    loop: ServiceLoop
     processor: Processor[Any]
+
+
+class _App(FastStream):
+    """faststream's app with no broker to start: the loop is the service's only consumer.
+    (faststream 0.6 asserts a broker in ``_start_broker``; ``stop`` already takes none.)"""
+
+    async def _start_broker(self) -> None:
+        for broker in self.brokers:
+            await broker.start()
 
 
 def build_app(
     spec: Spec[Any],
     settings: RuntimeSettings,
     *,
-    in_memory: bool = False,
+    transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The service's app. ``in_memory=True`` is for faststream's TestKafkaBroker: events go
-    through the broker, and nothing at startup touches Kafka."""
+    """The service's app, on Kafka (``settings.connection``) unless given another transport
+    (``holdem.runtime.testing.MemoryTransport`` in tests). Nothing connects before it starts."""
     registry = registry if registry is not None else CollectorRegistry()
+    transport = transport if transport is not None else KafkaTransport(settings.connection)
     scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
-    connection = settings.connection
-    broker = KafkaBroker(
-        connection.bootstrap.split(","),  # faststream takes a str as one host, not a list
-        security=faststream_security(connection),
-        # Topics are admin's to create; the start-up check (ensure_topics) verifies ours exist.
-        allow_auto_create_topics=False,
-        client_id=f"holdem-{spec.name}",
-        middlewares=[KafkaPrometheusMiddleware(registry=registry, app_name=f"holdem-{spec.name}")],
-    )
-    topics = settings.topics
-    outbox: Outbox = (
-        BrokerOutbox(broker)
-        if in_memory
-        else TransactionalOutbox(
-            connection,
-            f"{scope}holdem-{spec.name}-{settings.instance_id}",
-            settings.publish_retries,
+    outbox = TransactionalOutbox(
+        transport.producer(
+            f"{scope}holdem-{spec.name}-{settings.instance_id}", settings.publish_retries
         )
     )
     processor: Processor[Any] = Processor(
         spec,
-        topics,
+        settings.topics,
         outbox,
         Metrics(registry),
-        partitions=None if in_memory else settings.partitions,
+        partitions=settings.partitions,
         operator=settings.operator,
     )
-    if in_memory:
-        _subscribe_in_memory(broker, processor, spec, topics)
+    loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e), transport)
+    app = _App(specification=describe(spec, settings))
+    _add_lifecycle(app, processor, settings, loop, registry, transport)
+    return ServiceApp(app, loop, processor)
 
+
+def describe(spec: Spec[Any], settings: RuntimeSettings) -> AsyncAPI:
+    """The AsyncAPI document of the service's channels: what it consumes and publishes. The
+    KafkaBroker here only describes them; it is never started, nothing subscribes to it."""
+    connection = settings.connection
+    broker = KafkaBroker(
+        connection.bootstrap.split(","),  # faststream takes a str as one host, not a list
+        security=faststream_security(connection),
+        client_id=f"holdem-{spec.name}",
+    )
+    topics = settings.topics
+    subscriber = broker.subscriber(
+        *(getattr(topics, role) for role in spec.inputs),
+        group_id=f"holdem-{spec.name}",
+        title=f"holdem-{spec.name}",
+        description="consumes the roles "
+        + ", ".join(spec.inputs)
+        + "; payloads are the unions published on those topics (see the other channels)",
+    )
+    subscriber(_consumes)
     for role in (*spec.outputs, "rejected"):
         broker.publisher(
             getattr(topics, role),
@@ -92,46 +110,11 @@ def build_app(
             description=f"what {spec.name} publishes on the {role} topic, keyed by "
             + ("table_id" if role == "tables" else "player_id"),
         )
-
-    app = FastStream(
-        broker,
-        specification=AsyncAPI(title=f"holdem-{spec.name}", version="1.0.0"),
-    )
-    if not in_memory:
-        assert isinstance(outbox, TransactionalOutbox)
-        loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e))
-        _add_lifecycle(app, processor, settings, loop, registry)
-    return ServiceApp(app, broker, processor)
+    return AsyncAPI(broker, title=f"holdem-{spec.name}", version="1.0.0")
 
 
-def _subscribe_in_memory(
-    broker: KafkaBroker, processor: Processor[Any], spec: Spec[Any], topics: Any
-) -> None:
-    """TestKafkaBroker's path (and the AsyncAPI documents): one record per call."""
-    subscriber = broker.subscriber(
-        *(getattr(topics, role) for role in spec.inputs),
-        group_id=f"holdem-{spec.name}",
-        ack_policy=AckPolicy.ACK,
-        title=f"holdem-{spec.name}",
-        description="consumes the roles "
-        + ", ".join(spec.inputs)
-        + "; payloads are the unions published on those topics (see the other channels)",
-    )
-
-    @subscriber
-    async def on_record(message: KafkaMessage) -> None:
-        record = message.raw_message
-        assert not isinstance(record, tuple)  # one record per call: the subscriber is not batch
-        kind = (message.headers or {}).get(TYPE_HEADER)
-        if processor.wants(record.topic, kind.encode() if isinstance(kind, str) else None):
-            await processor.handle(
-                record.topic,
-                record.partition,
-                record.offset,
-                message.body,
-                record.key,
-                message.headers,
-            )
+async def _consumes(message: KafkaMessage) -> None:
+    """The described subscriber's handler: never called (the broker is never started)."""
 
 
 def _add_lifecycle(
@@ -140,6 +123,7 @@ def _add_lifecycle(
     settings: RuntimeSettings,
     loop: ServiceLoop,
     registry: CollectorRegistry,
+    transport: Transport,
 ) -> None:
     tasks: list[asyncio.Task[None]] = []
 
@@ -151,7 +135,7 @@ def _add_lifecycle(
         names = sorted(getattr(settings.topics, role) for role in roles)
         if spec.snapshot is not None:
             names.append(snapshot_topic(settings.topics, spec.name))
-        await ensure_topics(settings.connection, names, settings.partitions)
+        await transport.ensure_topics(names, settings.partitions)
         await loop.refuse_duplicate()  # before the producer's init would fence a live twin
         await processor.outbox.start()
         if settings.metrics_port:

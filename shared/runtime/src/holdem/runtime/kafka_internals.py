@@ -36,6 +36,10 @@ from aiokafka.protocol.types import (
     TaggedFields,
 )
 
+from holdem.runtime.transport import Member, Membership
+
+__all__ = ["FENCED", "Member", "Membership", "busy", "install", "membership", "send_offsets_as"]
+
 TESTED = ("0.14.",)  # aiokafka releases whose private API this module was tested with
 if not aiokafka.__version__.startswith(TESTED):
     raise ImportError(
@@ -50,15 +54,6 @@ FENCED = (
     errors.RebalanceInProgressError,
     getattr(errors, "FencedInstanceIdError", errors.UnknownMemberIdError),
 )
-
-
-@dataclass(frozen=True)
-class Member:
-    """Who commits: the consumer group member's generation and id (and static id, if any)."""
-
-    generation: int
-    member_id: str
-    group_instance_id: str | None = None
 
 
 _MEMBER = "holdem_member"  # the attribute of a producer's transaction manager that names it
@@ -204,15 +199,6 @@ def install() -> None:
     """Have aiokafka's sender build our handler for every TxnOffsetCommit (idempotent; a producer
     that names no member still sends v0)."""
     aiokafka_sender.TxnOffsetCommitHandler = FencedTxnOffsetCommitHandler
-
-
-@dataclass(frozen=True)
-class Membership:
-    """A consumer's group membership as its coordinator holds it now."""
-
-    member_id: str | None
-    generation: int | None
-    rejoin_pending: bool
 
 
 def membership(consumer: aiokafka.AIOKafkaConsumer) -> Membership:

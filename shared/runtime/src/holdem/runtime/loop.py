@@ -1,11 +1,13 @@
-"""The service's consume-transform-produce loop on aiokafka: one transaction per poll batch.
+"""The service's consume-transform-produce loop: one transaction per poll batch.
 
 Each poll batch is decided record by record against the state, then every event it produced and
-the batch's consumer offsets are committed in one transaction (``send_offsets_to_transaction``):
-effects and progress commit or abort together. No framework work per record: faststream keeps
-the app's lifecycle, the AsyncAPI documents and the in-memory tests. A record is decided only
-once the state of its partition is rebuilt for the current assignment; a replay that fails, or
-a producer that cannot commit, ends the process (status 70) for its supervisor to restart."""
+the batch's consumer offsets are committed in one transaction (on Kafka,
+``send_offsets_to_transaction``): effects and progress commit or abort together. No framework
+work per record. The loop runs over ``holdem.runtime.transport``: Kafka in a service
+(``holdem.runtime.kafka``), an in-memory log in the tests (``holdem.runtime.testing``), with the
+same batches and transactions. A record is decided only once the state of its partition is
+rebuilt for the current assignment; a replay that fails, or a producer that cannot commit, ends
+the process (status 70) for its supervisor to restart."""
 
 from __future__ import annotations
 
@@ -16,21 +18,25 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.coordinator.assignors.range import RangePartitionAssignor
-from aiokafka.errors import KafkaError
 
 from holdem.core.wire.topics import snapshot_topic
-from holdem.runtime.kafka_internals import Member, busy, membership
 from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
 from holdem.runtime.processor import Processor
-from holdem.runtime.replay import replay, type_header
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import Snapshot, latest
+from holdem.runtime.snapshots import Snapshot
+from holdem.runtime.transport import (
+    Batch,
+    Follower,
+    GroupConsumer,
+    GroupSettings,
+    Member,
+    Membership,
+    TopicPartition,
+    Transport,
+    type_header,
+)
 
 log = structlog.get_logger(__name__)
-FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short
 MAX_BATCH = 500  # records per poll: one transaction each
 SESSION_TIMEOUT_MS = 6_000  # a killed instance's partitions move after this (the broker's minimum)
 HEARTBEAT_MS = 1_000
@@ -52,7 +58,7 @@ class SplitAssignmentError(RuntimeError):
     partition of the others: its state would miss the other owner's records."""
 
 
-class Rebuild(ConsumerRebalanceListener):  # type: ignore[misc]
+class Rebuild:
     """Have the state of exactly the assigned partitions rebuilt before any of their records is
     decided; a revoke waits for the batch in flight to commit, then forgets the state. The
     rebuild itself runs in the loop's task, not here: aiokafka sends no heartbeat while this
@@ -95,11 +101,13 @@ class ServiceLoop:
         outbox: TransactionalOutbox,
         settings: RuntimeSettings,
         fatal: Fatal,
+        transport: Transport,
     ) -> None:
         self.processor = processor
         self.outbox = outbox
         self.settings = settings
         self.fatal = fatal
+        self.transport = transport
         scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
@@ -107,38 +115,31 @@ class ServiceLoop:
         self.generation: int | None = None  # the group generation the state was rebuilt for
         self.pending: list[int] | None = None  # assigned, not rebuilt yet
         self.batches = 0
-        self.consumer: AIOKafkaConsumer | None = None
+        self.consumer: GroupConsumer | None = None
         self._task: asyncio.Task[None] | None = None
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
-        self.book = BookTail(processor, settings, fatal)
+        self.book = BookTail(processor, settings, fatal, transport)
 
     async def refuse_duplicate(self) -> None:
         """Before anything of this instance touches Kafka's transactions: a twin's producer
         would fence the live instance's (the live one would end, exit 70)."""
-        await refuse_duplicate(self.settings, self.group_id, self.client_id)
+        await refuse_duplicate(self.transport, self.settings, self.group_id, self.client_id)
 
     def input_topics(self) -> list[str]:
         return [self.processor.topic_of(role) for role in self.processor.spec.inputs]
 
     async def start(self) -> None:
         inputs = self.input_topics()
-        self.consumer = AIOKafkaConsumer(
-            **self.settings.connection.kwargs(),
-            group_id=self.group_id,
-            client_id=self.client_id,
-            enable_auto_commit=False,  # offsets go into each batch's transaction
-            auto_offset_reset="earliest",
-            isolation_level="read_committed",
-            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
-            max_poll_records=MAX_BATCH,
-            session_timeout_ms=SESSION_TIMEOUT_MS,
-            heartbeat_interval_ms=HEARTBEAT_MS,
-            max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
-            # Co-partitioned: range gives each member the same partition numbers of every input
-            # topic (equal counts, one subscription), so one instance owns all of a player's
-            # records; aiokafka's default (round robin) split them between two owners.
-            partition_assignment_strategy=(RangePartitionAssignor,),
+        self.consumer = self.transport.consumer(
+            GroupSettings(
+                group_id=self.group_id,
+                client_id=self.client_id,
+                max_records=MAX_BATCH,
+                session_timeout_ms=SESSION_TIMEOUT_MS,
+                heartbeat_ms=HEARTBEAT_MS,
+                max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
+            )
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
         await self.book.start()
@@ -167,7 +168,7 @@ class ServiceLoop:
         group once a replay outlasts max_poll_interval (5 min: a cold start on a million
         rounds), the rejoin assigns the partitions again, and the rebuild starts over for ever
         (seen in the restart bench). Its poll clock is the one a fetch holds still."""
-        return busy(self.consumer)
+        return self.consumer.busy() if self.consumer is not None else contextlib.nullcontext()
 
     async def _rebuild(self, partitions: list[int]) -> None:
         processor = self.processor
@@ -182,8 +183,7 @@ class ServiceLoop:
         started = time.perf_counter()
         processor.reset()
         starts, loaded = await self._load_snapshots(partitions)
-        count = await replay(
-            self.settings.connection,
+        count = await self.transport.replay(
             topics,
             partitions,
             processor.fold,
@@ -216,7 +216,7 @@ class ServiceLoop:
         if codec is None or self.settings.snapshot_interval_s <= 0:
             return {}, []
         name = self.processor.spec.name
-        found = await latest(self.settings.connection, self.snapshot_topic, partitions)
+        found = await self.transport.latest_snapshots(self.snapshot_topic, partitions)
         starts: dict[TopicPartition, int] = {}
         for partition, raw in sorted(found.items()):
             try:
@@ -226,7 +226,7 @@ class ServiceLoop:
                 log.error("snapshot unusable, full replay", partition=partition, error=repr(error))
                 self.processor.metrics.snapshot_failures.labels(name).inc()
                 continue
-            self.processor.on_partition(partition).state = state
+            self.processor.partition(partition).state = state
             self.processor.restore_brands(partition, snapshot.brands)
             starts.update(snapshot.starts())
         return starts, sorted({tp.partition for tp in starts})
@@ -261,7 +261,7 @@ class ServiceLoop:
                     offsets[topic] = batch_offsets.get(tp) or await consumer.position(tp)
                 else:
                     offsets[topic] = stable[tp]
-            state = codec.dump(processor.on_partition(partition).state)
+            state = codec.dump(processor.partition(partition).state)
             brands = processor.brands_of(partition)
             snapshot = Snapshot(processor.spec.name, partition, offsets, state, brands)
             records += [
@@ -294,15 +294,20 @@ class ServiceLoop:
             log.exception("consumer loop failed")
             self.fatal(error)
 
+    def _membership(self) -> Membership:
+        if self.consumer is None:
+            return Membership(None, None, False)
+        return self.consumer.membership()
+
     def identity(self) -> Member | None:
         """This member as the group coordinator knows it: what fences its offset commits."""
-        member_id = membership(self.consumer).member_id
+        member_id = self._membership().member_id
         if member_id is None or self.generation is None:
             return None
         return Member(self.generation, member_id)
 
     def current_generation(self) -> int | None:
-        return membership(self.consumer).generation
+        return self._membership().generation
 
     def member(self) -> bool:
         """Still the member of the generation this state was rebuilt for, with no rebalance
@@ -310,12 +315,12 @@ class ServiceLoop:
         learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
         group id alone (no KIP-447 generation check): a batch it committed then would be decided
         a second time by the partition's new owner. So it stops deciding by itself."""
-        now = membership(self.consumer)
+        now = self._membership()
         if now.generation is None or self.generation is None:
             return False
         return now.generation == self.generation and not now.rejoin_pending
 
-    async def _decide(self, batch: dict[TopicPartition, list[Any]]) -> None:
+    async def _decide(self, batch: Batch) -> None:
         processor = self.processor
         offsets: Offsets = {}
         async with processor.lock:
@@ -380,20 +385,26 @@ class BookTail:
     folded under the processor's lock (the fold is idempotent, so what a replay or the
     service's own publishing already folded changes nothing)."""
 
-    def __init__(self, processor: Processor[Any], settings: RuntimeSettings, fatal: Fatal):
+    def __init__(
+        self,
+        processor: Processor[Any],
+        settings: RuntimeSettings,
+        fatal: Fatal,
+        transport: Transport,
+    ):
         self.processor = processor
         self.settings = settings
         self.fatal = fatal
+        self.transport = transport
         self.topics = [processor.topic_of(role) for role in processor.spec.book_roles]
-        self.consumer: AIOKafkaConsumer | None = None
+        self.consumer: Follower | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def replay(self) -> int:
         """Fold every committed record of the book's topics up to their current end."""
         if not self.topics:
             return 0
-        return await replay(
-            self.settings.connection,
+        return await self.transport.replay(
             self.topics,
             range(self.settings.partitions),
             self.processor.fold_book,
@@ -406,18 +417,10 @@ class BookTail:
             return
         async with self.processor.lock:
             await self.replay()
-        self.consumer = AIOKafkaConsumer(
-            **self.settings.connection.kwargs(),
-            group_id=None,
-            enable_auto_commit=False,
-            isolation_level="read_committed",
-            auto_offset_reset="earliest",
-            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
-        )
-        await self.consumer.start()
-        self.consumer.assign(
+        self.consumer = self.transport.follower(
             [TopicPartition(t, p) for t in self.topics for p in range(self.settings.partitions)]
         )
+        await self.consumer.start()
         self._task = asyncio.create_task(self._follow(), name="book-tail")
 
     async def _follow(self) -> None:
@@ -442,7 +445,7 @@ class BookTail:
         await _stop(self._task, self.consumer)
 
 
-async def _stop(task: asyncio.Task[None] | None, consumer: AIOKafkaConsumer | None) -> None:
+async def _stop(task: asyncio.Task[None] | None, consumer: GroupConsumer | Follower | None) -> None:
     """Cancel a reading task, then stop its consumer."""
     if task is not None:
         task.cancel()
@@ -463,7 +466,9 @@ class DuplicateCheckError(RuntimeError):
     """The broker never answered whether a twin is live: starting anyway could fence it."""
 
 
-async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: str) -> None:
+async def refuse_duplicate(
+    transport: Transport, settings: RuntimeSettings, group_id: str, client_id: str
+) -> None:
     """Two instances with one id would fence each other's transactions: refuse to start when
     the group has a member with this instance's client id that outlives the session timeout (a
     killed predecessor is dropped by then; a live twin is not).
@@ -476,7 +481,7 @@ async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: 
     started = time.monotonic()
     seen_at: float | None = None  # when the broker first listed a member with this id
     while True:
-        answer = await _is_member(settings, group_id, client_id)
+        answer = await transport.is_member(group_id, client_id)
         now = time.monotonic()
         if answer is False:
             return
@@ -497,35 +502,3 @@ async def refuse_duplicate(settings: RuntimeSettings, group_id: str, client_id: 
                 )
             log.info("waiting for a member with this id to leave or time out", group=group_id)
         await asyncio.sleep(DUPLICATE_CHECK_RETRY_S)
-
-
-async def _is_member(settings: RuntimeSettings, group_id: str, client_id: str) -> bool | None:
-    """Whether the group lists a member with ``client_id``; None when the broker cannot say
-    (unreachable, no coordinator, the group's coordinator loading or moving)."""
-    admin = AIOKafkaAdminClient(**settings.connection.kwargs(), request_timeout_ms=10_000)
-    try:
-        await admin.start()
-        described = await admin.describe_consumer_groups([group_id])
-    except KafkaError as error:
-        log.warning("group not described", group=group_id, error=repr(error))
-        return None
-    finally:
-        await admin.close()
-    groups = [group for response in described for group in getattr(response, "groups", ())]
-    if not groups:
-        return None
-    for group in groups:
-        error_code = group[0] if group and isinstance(group[0], int) else 0
-        if error_code != 0:  # e.g. COORDINATOR_LOAD_IN_PROGRESS right after a restart
-            log.warning("group not described", group=group_id, error_code=error_code)
-            return None
-        for member in _members(group):
-            if client_id in (field for field in member if isinstance(field, str)):
-                return True
-        if REBALANCING & {field for field in group if isinstance(field, str)}:
-            return None  # a member rejoining (after an outage, say) is listed once it has joined
-    return False
-
-
-def _members(group: Any) -> list[Any]:
-    return next((field for field in group if isinstance(field, list)), [])

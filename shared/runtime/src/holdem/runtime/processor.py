@@ -90,7 +90,7 @@ class Processor(Generic[S]):
     outbox: Outbox
     metrics: Metrics
     clock: Callable[[], datetime] = utc_now
-    # Partition count of every topic, for the wrong_partition check; None turns the check off.
+    # Partition count of every topic, for the wrong_partition check (None: not checked).
     partitions: int | None = None
     # The operator this deployment serves (ADR 021): the ``operator`` header of every record it
     # publishes; an input whose header names another is refused (wrong_operator).
@@ -107,8 +107,6 @@ class Processor(Generic[S]):
         if found is None:
             found = self.parts[number] = Partition(number, self.spec.initial_state())
         return found
-
-    on_partition = partition  # the loop's name for it, until the loop is moved over
 
     @property
     def states(self) -> dict[int, S]:
@@ -173,12 +171,6 @@ class Processor(Generic[S]):
         state, whatever partition the record is on."""
         if self._role_of.get(topic) in self.spec.book_roles:
             self.fold(topic, raw, key, partition, headers)
-
-    async def handle(self, *record: Any, **fields: Any) -> None:
-        """Process one record on its own and publish what it decided."""
-        async with self.lock:
-            await self.process(*record, **fields)
-        await self.outbox.flush()
 
     async def process(
         self,

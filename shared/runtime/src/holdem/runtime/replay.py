@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
 from holdem.core.wire.connection import KafkaConnection, as_connection
-from holdem.core.wire.headers import TYPE_HEADER
+from holdem.runtime.transport import Apply, Wanted, type_header
 
 FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
 # Records folded between two yields to the event loop: the fold is synchronous, and the
@@ -18,9 +18,7 @@ FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long ru
 YIELD_EVERY = 500
 
 
-# (topic, value, key, partition, headers)
-Apply = Callable[[str, bytes, bytes | None, int, Sequence[tuple[str, bytes]]], None]
-Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
+__all__ = ["Apply", "Merge", "Wanted", "replay", "type_header"]
 
 
 async def replay(
@@ -142,11 +140,3 @@ class Merge:
                 if self.wanted is None or self.wanted(tp.topic, type_header(record.headers)):
                     self._apply(tp.topic, record.value, record.key, tp.partition, record.headers)
         return done
-
-
-def type_header(headers: Sequence[tuple[str, bytes]] | None) -> bytes | None:
-    """A record's ``type`` header (the message type its publisher named), if it has one."""
-    for key, value in headers or ():
-        if key == TYPE_HEADER:
-            return bytes(value)
-    return None

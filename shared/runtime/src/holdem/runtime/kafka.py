@@ -1,0 +1,297 @@
+"""The transport a service runs (``holdem.runtime.transport`` over aiokafka): its group consumer,
+its transactional producer (KIP-447 fenced offsets: ``holdem.runtime.kafka_internals``), the
+replay and snapshot readers, the book's follower, the topic check and the live-member check."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import aiokafka
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.errors import KafkaError, ProducerFenced
+
+from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.runtime import replay as replaying
+from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
+from holdem.runtime.outbox import FatalError, Offsets, Record, SnapshotRecord, TransactionalOutbox
+from holdem.runtime.snapshots import latest
+from holdem.runtime.topics import ensure_topics
+from holdem.runtime.transport import (
+    Apply,
+    Batch,
+    GroupSettings,
+    Listener,
+    Member,
+    Membership,
+    TopicPartition,
+    Wanted,
+)
+
+log = structlog.get_logger(__name__)
+FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short
+
+
+def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
+    return aiokafka.TopicPartition(tp.topic, tp.partition)
+
+
+class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
+    """aiokafka takes only its own listener class: this one hands each call on."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+
+    async def on_partitions_revoked(self, revoked: set[Any]) -> None:
+        await self.listener.on_partitions_revoked(revoked)
+
+    async def on_partitions_assigned(self, assigned: set[Any]) -> None:
+        await self.listener.on_partitions_assigned(assigned)
+
+
+class KafkaGroupConsumer:
+    """An ``AIOKafkaConsumer`` in the service's group: no auto commit (offsets go into each
+    batch's transaction), read_committed, from the earliest offset when the group has none."""
+
+    def __init__(self, connection: KafkaConnection, settings: GroupSettings) -> None:
+        self.consumer = AIOKafkaConsumer(
+            **connection.kwargs(),
+            group_id=settings.group_id,
+            client_id=settings.client_id,
+            enable_auto_commit=False,  # offsets go into each batch's transaction
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+            max_poll_records=settings.max_records,
+            session_timeout_ms=settings.session_timeout_ms,
+            heartbeat_interval_ms=settings.heartbeat_ms,
+            max_poll_interval_ms=settings.max_poll_interval_ms,
+            # Co-partitioned: range gives each member the same partition numbers of every input
+            # topic (equal counts, one subscription), so one instance owns all of a player's
+            # records; aiokafka's default (round robin) split them between two owners.
+            partition_assignment_strategy=(RangePartitionAssignor,),
+        )
+
+    def subscribe(self, topics: Sequence[str], listener: Listener) -> None:
+        self.consumer.subscribe(list(topics), listener=_Rebalance(listener))
+
+    async def start(self) -> None:
+        await self.consumer.start()
+
+    async def stop(self) -> None:
+        await self.consumer.stop()
+
+    async def getmany(self, *, timeout_ms: int, max_records: int) -> Batch:
+        batch: Batch = await self.consumer.getmany(timeout_ms=timeout_ms, max_records=max_records)
+        return batch
+
+    def assignment(self) -> set[Any]:
+        return set(self.consumer.assignment())
+
+    async def position(self, tp: TopicPartition) -> int:
+        found: int = await self.consumer.position(_tp(tp))
+        return found
+
+    def highwater(self, tp: TopicPartition) -> int | None:
+        found: int | None = self.consumer.highwater(_tp(tp))
+        return found
+
+    async def end_offsets(self, tps: Sequence[TopicPartition]) -> dict[Any, int]:
+        found: dict[Any, int] = await self.consumer.end_offsets([_tp(tp) for tp in tps])
+        return found
+
+    def membership(self) -> Membership:
+        return membership(self.consumer)
+
+    def busy(self) -> contextlib.AbstractContextManager[Any]:
+        return busy(self.consumer)
+
+
+class KafkaProducer:
+    """An ``AIOKafkaProducer`` with a transactional id per instance (a restarted instance fences
+    its predecessor's unfinished transactions); offsets sent as the group's member (KIP-447)."""
+
+    def __init__(
+        self, connection: KafkaConnection | str, transactional_id: str, retries: int = 5
+    ) -> None:
+        self._connection = as_connection(connection)
+        self.transactional_id = transactional_id
+        self._producer: AIOKafkaProducer | None = None
+        self._retries = retries
+
+    async def start(self) -> None:
+        # Made here, not in __init__: aiokafka needs a running loop, and a service's app is
+        # built before its loop runs (holdem.runtime.app.run).
+        install()  # its offset commits are generation-fenced (KIP-447)
+        self._producer = AIOKafkaProducer(
+            **self._connection.kwargs(),
+            transactional_id=self.transactional_id,
+            enable_idempotence=True,
+            acks="all",
+            linger_ms=0,
+        )
+        await self._producer.start()
+
+    async def stop(self) -> None:
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def transact(
+        self,
+        records: Sequence[Record],
+        snapshots: Sequence[SnapshotRecord],
+        offsets: Offsets,
+        group_id: str | None,
+        member: Member | None,
+    ) -> None:
+        """Retried whole; a fenced producer, a fenced member or a commit that fails every retry
+        raises FatalError."""
+        producer = self._producer
+        if producer is None:
+            raise RuntimeError("TransactionalOutbox.commit before start")
+        for attempt in range(self._retries + 1):
+            try:
+                async with producer.transaction():
+                    for record in records:
+                        await producer.send(
+                            record.topic,
+                            value=record.value,
+                            key=record.key.encode(),
+                            headers=record.header_list(),
+                        )
+                    for name, partition, part_key, snapshot in snapshots:
+                        await producer.send(name, value=snapshot, key=part_key, partition=partition)
+                    if offsets and group_id is not None:
+                        await send_offsets_as(producer, offsets, group_id, member)
+                return
+            except ProducerFenced as error:  # another instance took our transactional id
+                raise FatalError(f"producer fenced: {error!r}") from error
+            except FENCED as error:  # the group moved on: this member's batch is another's now
+                raise FatalError(
+                    f"offsets refused, no longer the group's member: {error!r}"
+                ) from error
+            except KafkaError as error:
+                if attempt == self._retries:
+                    raise FatalError(f"commit failed {attempt + 1} times: {error!r}") from error
+                log.warning("commit failed, retrying", error=repr(error), attempt=attempt + 1)
+                await asyncio.sleep(0.2 * 2**attempt)
+
+
+def transactional_outbox(
+    connection: KafkaConnection | str, transactional_id: str, retries: int = 5
+) -> TransactionalOutbox:
+    """An outbox committing through a Kafka transactional producer."""
+    return TransactionalOutbox(KafkaProducer(connection, transactional_id, retries))
+
+
+class KafkaFollower:
+    """A group-less ``AIOKafkaConsumer`` assigned partitions, read from their beginning."""
+
+    def __init__(self, connection: KafkaConnection, tps: Sequence[TopicPartition]) -> None:
+        self.tps = [_tp(tp) for tp in tps]
+        self.consumer = AIOKafkaConsumer(
+            **connection.kwargs(),
+            group_id=None,
+            enable_auto_commit=False,
+            isolation_level="read_committed",
+            auto_offset_reset="earliest",
+            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+        )
+
+    async def start(self) -> None:
+        await self.consumer.start()
+        self.consumer.assign(self.tps)
+
+    async def stop(self) -> None:
+        await self.consumer.stop()
+
+    async def getmany(self, *, timeout_ms: int) -> Batch:
+        batch: Batch = await self.consumer.getmany(timeout_ms=timeout_ms)
+        return batch
+
+
+class KafkaTransport:
+    """``holdem.runtime.transport.Transport`` on a Kafka cluster, as one principal."""
+
+    def __init__(self, connection: KafkaConnection | str) -> None:
+        self.connection = as_connection(connection)
+
+    def consumer(self, settings: GroupSettings) -> KafkaGroupConsumer:
+        return KafkaGroupConsumer(self.connection, settings)
+
+    def producer(self, transactional_id: str, retries: int) -> KafkaProducer:
+        return KafkaProducer(self.connection, transactional_id, retries)
+
+    def follower(self, tps: Sequence[TopicPartition]) -> KafkaFollower:
+        return KafkaFollower(self.connection, tps)
+
+    async def replay(
+        self,
+        topics: Collection[str],
+        partitions: Collection[int],
+        apply: Apply,
+        *,
+        starts: Mapping[Any, int] | None = None,
+        timeout_s: float = 120.0,
+        wanted: Wanted | None = None,
+    ) -> int:
+        # Looked up when called: a test may wrap holdem.runtime.replay.replay in a process.
+        return await replaying.replay(
+            self.connection,
+            topics,
+            partitions,
+            apply,
+            starts=starts,
+            timeout_s=timeout_s,
+            wanted=wanted,
+        )
+
+    async def latest_snapshots(self, topic: str, partitions: list[int]) -> dict[int, bytes]:
+        return await latest(self.connection, topic, partitions)
+
+    async def ensure_topics(self, names: Sequence[str], partitions: int) -> None:
+        await ensure_topics(self.connection, names, partitions)
+
+    async def is_member(self, group_id: str, client_id: str) -> bool | None:
+        return await _is_member(self.connection, group_id, client_id)
+
+
+async def _is_member(connection: KafkaConnection, group_id: str, client_id: str) -> bool | None:
+    """Whether the group lists a member with ``client_id``; None when the broker cannot say
+    (unreachable, no coordinator, the group's coordinator loading or moving, a rebalance under
+    way, in which a rejoining member is not listed yet)."""
+    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=10_000)
+    try:
+        await admin.start()
+        described = await admin.describe_consumer_groups([group_id])
+    except KafkaError as error:
+        log.warning("group not described", group=group_id, error=repr(error))
+        return None
+    finally:
+        await admin.close()
+    groups = [group for response in described for group in getattr(response, "groups", ())]
+    if not groups:
+        return None
+    for group in groups:
+        error_code = group[0] if group and isinstance(group[0], int) else 0
+        if error_code != 0:  # e.g. COORDINATOR_LOAD_IN_PROGRESS right after a restart
+            log.warning("group not described", group=group_id, error_code=error_code)
+            return None
+        for member in _members(group):
+            if client_id in (field for field in member if isinstance(field, str)):
+                return True
+        if REBALANCING & {field for field in group if isinstance(field, str)}:
+            return None  # a member rejoining (after an outage, say) is listed once it has joined
+    return False
+
+
+REBALANCING = frozenset({"PreparingRebalance", "CompletingRebalance"})  # group states
+
+
+def _members(group: Any) -> list[Any]:
+    return next((field for field in group if isinstance(field, list)), [])

@@ -1,0 +1,172 @@
+"""What the batch loop needs of a log, as Protocols: the group consumer it polls, the
+transactional producer its outbox commits through, the readers of a rebuild (replay, latest
+snapshot), the group-less follower of the book, the topic check and the live-member check.
+
+Two implementations: Kafka (``holdem.runtime.kafka``, what a service runs) and an in-memory log
+(``holdem.runtime.testing``, what the tests run). ``holdem.runtime.loop`` is written against this
+module only, so both run the same loop with the same batch and transaction boundaries."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from holdem.core.wire.headers import TYPE_HEADER
+from holdem.runtime.outbox import Offsets, Record, SnapshotRecord
+
+
+class TopicPartition(NamedTuple):
+    """One partition of one topic (equal to, and hashed as, aiokafka's ``TopicPartition``)."""
+
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True)
+class Member:
+    """Who commits: the consumer group member's generation and id (and static id, if any)."""
+
+    generation: int
+    member_id: str
+    group_instance_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A consumer's group membership as its coordinator holds it now."""
+
+    member_id: str | None
+    generation: int | None
+    rejoin_pending: bool
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """How a service's instance takes part in its consumer group."""
+
+    group_id: str
+    client_id: str
+    max_records: int  # per poll: one transaction each
+    session_timeout_ms: int  # a killed member's partitions move after this
+    heartbeat_ms: int
+    max_poll_interval_ms: int  # a member polling nothing this long leaves its group
+
+
+class Consumed(Protocol):
+    """A record as a consumer hands it over."""
+
+    @property
+    def offset(self) -> int: ...
+    @property
+    def key(self) -> bytes | None: ...
+    @property
+    def value(self) -> bytes | None: ...
+    @property
+    def headers(self) -> Sequence[tuple[str, bytes]]: ...
+
+
+Batch = Mapping[Any, Sequence[Any]]  # TopicPartition -> the Consumed records fetched, in order
+# (topic, value, key, partition, headers)
+Apply = Callable[[str, bytes, bytes | None, int, Sequence[tuple[str, bytes]]], None]
+Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
+
+
+class Listener(Protocol):
+    """Told of each rebalance: what this member loses, then what it gets."""
+
+    async def on_partitions_revoked(self, revoked: set[Any]) -> None: ...
+    async def on_partitions_assigned(self, assigned: set[Any]) -> None: ...
+
+
+class GroupConsumer(Protocol):
+    """A member of a consumer group that reads committed records only and commits no offsets
+    itself (they go into the producer's transactions)."""
+
+    def subscribe(self, topics: Sequence[str], listener: Listener) -> None: ...
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def getmany(self, *, timeout_ms: int, max_records: int) -> Batch: ...
+    def assignment(self) -> set[Any]: ...
+    async def position(self, tp: TopicPartition) -> int: ...
+    def highwater(self, tp: TopicPartition) -> int | None: ...
+    async def end_offsets(self, tps: Sequence[TopicPartition]) -> dict[Any, int]: ...
+    def membership(self) -> Membership: ...
+    def busy(self) -> contextlib.AbstractContextManager[Any]:
+        """A context in which the member counts as polling (a long rebuild is work, not
+        idleness: it must not make the member leave its group)."""
+        ...
+
+
+class Producer(Protocol):
+    """A transactional producer: each ``transact`` is one transaction, all of it or none."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def transact(
+        self,
+        records: Sequence[Record],
+        snapshots: Sequence[SnapshotRecord],
+        offsets: Offsets,
+        group_id: str | None,
+        member: Member | None,
+    ) -> None:
+        """Publish ``records`` and ``snapshots`` and commit ``offsets`` for ``group_id`` as
+        ``member`` (refused from a member the group no longer knows). ``FatalError`` when it
+        cannot: fenced, refused, or failed every retry."""
+        ...
+
+
+class Follower(Protocol):
+    """A group-less reader of partitions from their beginning, then as they grow."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def getmany(self, *, timeout_ms: int) -> Batch: ...
+
+
+class Transport(Protocol):
+    """Everything a service instance does with its log."""
+
+    def consumer(self, settings: GroupSettings) -> GroupConsumer: ...
+    def producer(self, transactional_id: str, retries: int) -> Producer: ...
+    def follower(self, tps: Sequence[TopicPartition]) -> Follower: ...
+
+    async def replay(
+        self,
+        topics: Collection[str],
+        partitions: Collection[int],
+        apply: Apply,
+        *,
+        starts: Mapping[Any, int] | None = None,
+        timeout_s: float = 120.0,
+        wanted: Wanted | None = None,
+    ) -> int:
+        """Every committed record of ``topics`` x ``partitions`` from ``starts`` (default: the
+        beginning) to the end offsets at the start, each partition number's topics in write
+        order, to ``apply``; a record whose type header ``wanted`` refuses is skipped unparsed.
+        The number of records read. ``TimeoutError`` after ``timeout_s`` without progress."""
+        ...
+
+    async def latest_snapshots(self, topic: str, partitions: list[int]) -> dict[int, bytes]:
+        """The latest snapshot body of each partition of ``topic`` that has one (``b""``: one
+        whose parts do not join)."""
+        ...
+
+    async def ensure_topics(self, names: Sequence[str], partitions: int) -> None:
+        """The topics exist with ``partitions`` partitions and can be served."""
+        ...
+
+    async def is_member(self, group_id: str, client_id: str) -> bool | None:
+        """Whether the group has a live member with this client id; None when the broker
+        cannot say (the start-up check then asks again, never assumes no twin)."""
+        ...
+
+
+def type_header(headers: Sequence[tuple[str, bytes]] | None) -> bytes | None:
+    """A record's ``type`` header (the message type its publisher named), if it has one."""
+    for key, value in headers or ():
+        if key == TYPE_HEADER:
+            return bytes(value)
+    return None
