@@ -204,7 +204,7 @@ async def test_a_replay_learns_brands_and_skips_another_operators_records() -> N
 async def test_remembered_brands_are_bounded_per_partition() -> None:
     outbox, now = ListOutbox(), [NOW]
     processor = dealer(outbox, now)
-    processor.on_partition(0)
+    processor.partition(0)
     processor.restore_brands(0, {f"p/r{n}": "b" for n in range(MAX_BRANDS + 10)})
     assert len(processor.brands_of(0)) == MAX_BRANDS
     assert "p/r0" not in processor.brands_of(0)  # the oldest go first

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 ADRS = sorted((Path(__file__).resolve().parents[2] / "docs" / "adr").glob("*.md"))
-STATUS = re.compile(r"^Status: (accepted|superseded|superseded in part|proposed)$", re.M)
+STATUS = re.compile(r"^Status: (superseded in part|superseded|accepted|proposed)\b.*$", re.M)
 
 
 def test_every_adr_has_a_status_line_and_names_what_superseded_it() -> None:
