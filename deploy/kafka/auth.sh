@@ -4,7 +4,7 @@
 # kept data reuses them. See docs/adr/007-broker-authentication-and-acls.md.
 
 # The clients' principals; `broker` is the broker's own identity (inter-broker and controller).
-PRINCIPALS=(admin dealer wallet settlement query operator)
+PRINCIPALS=(admin dealer wallet settlement query operator backoffice)
 SCRAM_MECHANISM="SCRAM-SHA-512"
 
 new_password() {
@@ -99,6 +99,9 @@ write_client_envs() {
     local protocol="$1" bootstrap="$2" name file
     mkdir -p -m 700 "$RUN_DIR/clients"
     for name in "${PRINCIPALS[@]}"; do
+        # A storage formatted before this principal existed has no secret (nor SCRAM user) for
+        # it: no env file then (make serve WIPE=1 formats one that has).
+        [[ -f "${SECRETS_DIR:-$RUN_DIR/secrets}/$name" ]] || continue
         file="$RUN_DIR/clients/$name.env"
         (
             umask 077

@@ -22,7 +22,7 @@
 #   kafka.sh start-node N [--dir DIR]   start node N again on its data, wait until it is ready
 #
 # DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
-# <principal>.env (admin, dealer, wallet, settlement, query, operator) holds the HOLDEM_KAFKA_* variables
+# <principal>.env (admin, dealer, wallet, settlement, query, operator, backoffice) holds the HOLDEM_KAFKA_* variables
 # of each. The ACLs are applied by `python -m holdem.ops.acl apply` (make kafka-up does).
 # --watch PID stops the broker (and drops its data) when PID exits, so a test session that is
 # killed outright does not leave a JVM behind.

@@ -91,7 +91,7 @@ async def test_the_operator_cannot_write_internal_topics(
         await produce(kafka.operator, getattr(topics, role), "p1", b"forged")
 
 
-@pytest.mark.parametrize("who", ["operator", "wallet", "settlement", "query"])
+@pytest.mark.parametrize("who", ["operator", "wallet", "settlement", "query", "backoffice"])
 async def test_nobody_but_the_dealer_reads_the_vault(
     kafka: Cluster, topics: Topics, who: str
 ) -> None:
@@ -116,6 +116,9 @@ async def test_nobody_but_the_dealer_reads_the_vault(
         ("query", "wallet"),
         ("query", "commands"),
         ("dealer", "replies"),
+        ("backoffice", "rounds"),
+        ("backoffice", "wallet"),
+        ("backoffice", "commands"),
     ],
 )
 async def test_a_service_cannot_write_a_topic_it_does_not_own(
@@ -141,6 +144,28 @@ async def test_a_service_writes_the_topics_it_owns(
 ) -> None:
     await produce(kafka.connection(who), getattr(topics, role), "p1", b"own")
     assert [r.value for r in await read_all(kafka.admin, getattr(topics, role))] == [b"own"]
+
+
+@pytest.mark.parametrize("role", acl.BACKOFFICE_READS)  # the plan the tests apply: not seamless
+async def test_the_back_office_reads_the_topics_it_projects(
+    kafka: Cluster, topics: Topics, role: str
+) -> None:
+    topic = getattr(topics, role)
+    await produce(kafka.admin, topic, "p1", b"projected")
+    assert [r.value for r in await read_all(kafka.connection("backoffice"), topic)] == [
+        b"projected"
+    ]
+
+
+async def test_the_back_office_may_not_read_commands_or_join_a_group(
+    kafka: Cluster, topics: Topics
+) -> None:
+    with pytest.raises(TopicAuthorizationFailedError):
+        await read_all(kafka.connection("backoffice"), topics.commands)
+    with pytest.raises(GroupAuthorizationFailedError):
+        group = f"{prefix_of(topics)}.holdem-backoffice"
+        async with consumer(kafka.connection("backoffice"), topics.rounds, group_id=group) as r:
+            await r.getone()
 
 
 async def test_a_transactional_id_outside_the_principals_prefix_is_refused(

@@ -7,6 +7,7 @@ import json
 import pytest
 from support.dealer import VAULT
 
+from holdem.backoffice import project
 from holdem.core.wire.topics import Topics, snapshot_topic
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.settings import DealerSettings
@@ -57,10 +58,11 @@ def test_the_seamless_plan_mirrors_the_seamless_wallet_spec() -> None:
 def test_in_seamless_mode_the_operator_alone_answers_the_wallet() -> None:
     rules = acl.plan(PREFIX, seamless=True)
     on_replies = {(r.principal, r.operation) for r in rules if r.name == TOPICS.seamless_replies}
-    assert on_replies == {("User:wallet", "READ"), ("User:operator", "WRITE")}
+    answered = {("User:wallet", "READ"), ("User:operator", "WRITE"), ("User:backoffice", "READ")}
+    assert on_replies == answered  # the back office projects the replies too
     assert set(rules) - set(acl.plan(PREFIX)) == {
         acl.Acl(f"User:{who}", "TOPIC", TOPICS.seamless_replies, "LITERAL", operation)
-        for who, operation in (("wallet", "READ"), ("operator", "WRITE"))
+        for who, operation in (("wallet", "READ"), ("operator", "WRITE"), ("backoffice", "READ"))
     }  # the requests are on the wallet's topic, which the operator reads already
 
 
@@ -106,6 +108,21 @@ def test_the_query_service_reads_rounds_wallet_queries_and_writes_replies_only(
     reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.queries, TOPICS.tables, own}
     assert allowed(rules, "query", "READ") == reads
     assert allowed(rules, "query", "WRITE") == {TOPICS.replies, TOPICS.rejected, own}
+
+
+def test_the_back_office_reads_what_its_projection_reads_and_nothing_else(
+    rules: list[acl.Acl],
+) -> None:
+    # The projection's topics, as it names them; the seamless replies where they are answered.
+    assert (*acl.BACKOFFICE_READS, *acl.SEAMLESS_BACKOFFICE_READS) == project.ROLES
+    reads = {TOPICS.rounds, TOPICS.wallet, TOPICS.tables}
+    assert allowed(rules, "backoffice", "READ") == reads
+    seamless = acl.plan(PREFIX, seamless=True)
+    assert allowed(seamless, "backoffice", "READ") == {*reads, TOPICS.seamless_replies}
+    mine = [r for r in rules if r.principal == "User:backoffice"]
+    assert {(r.resource, r.operation) for r in mine} == {("TOPIC", "READ")}  # no group, no write
+    assert TOPICS.vault not in reads and TOPICS.commands not in reads
+    assert "backoffice" in acl.PRINCIPALS
 
 
 def test_groups_and_transactional_ids_are_each_services_own(rules: list[acl.Acl]) -> None:

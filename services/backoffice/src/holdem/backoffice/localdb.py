@@ -1,16 +1,23 @@
 """A throwaway PostgreSQL cluster: initdb and pg_ctl from Debian's package (``postgresql``;
 deploy/postgres/provision.sh installs it), run as a non-root system user on 127.0.0.1 and a free
-port, in a temporary directory. For the tests, the benchmarks and a local back office."""
+port, in a temporary directory. For the tests, the benchmarks and a local back office.
+
+``python -m holdem.backoffice.localdb``: start one, create its database, print ``dsn: <conninfo>``
+and keep it until SIGTERM or SIGINT, then stop and remove it (``make serve`` runs it so); exit 3
+with one line if no server is installed or it does not start."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -122,3 +129,28 @@ def postgres_cluster(*, durable: bool = False) -> Iterator[Postgres]:
                 check=False,
             )
         shutil.rmtree(base, ignore_errors=True)
+
+
+UNAVAILABLE = 3  # main's exit status when there is no PostgreSQL to run
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m holdem.backoffice.localdb", description=__doc__
+    )
+    parser.add_argument("--database", default="holdem", help="the database to create")
+    args = parser.parse_args(argv)
+    stopping = [signal.SIGTERM, signal.SIGINT]
+    signal.pthread_sigmask(signal.SIG_BLOCK, stopping)  # from now on they wait for sigwait
+    try:
+        with postgres_cluster() as postgres:
+            print(f"dsn: {postgres.create_database(args.database)}", flush=True)
+            signal.sigwait(stopping)
+    except PostgresUnavailableError as error:
+        print(f"PostgreSQL unavailable: {str(error).splitlines()[0]}", file=sys.stderr, flush=True)
+        return UNAVAILABLE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

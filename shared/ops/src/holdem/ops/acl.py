@@ -51,7 +51,16 @@ SEAMLESS_OPERATOR_WRITES = ("seamless_replies",)
 OPERATOR_WRITES = ("commands", "queries")
 OPERATOR_READS = ("rounds", "wallet", "rejected", "replies", "tables")  # tables: their terms
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
-PRINCIPALS = ("admin", *SERVICES, "operator")  # admin is a super user: it needs no ACL
+# The back office's projection (holdem.backoffice.project, ADR 026) reads these whole: it assigns
+# their partitions itself and keeps its positions in PostgreSQL, so it needs no group, writes
+# nothing, and never sees the vault or the commands. The seamless replies (a topic it skips when
+# it may not read it) only where the wallet is seamless, like the wallet's own read of them.
+BACKOFFICE_READS = ("rounds", "wallet", "tables")
+SEAMLESS_BACKOFFICE_READS = ("seamless_replies",)
+PRINCIPALS = ("admin", *SERVICES, "operator", "backoffice")  # admin: a super user, no ACL
+# Principals a broker storage formatted before they existed lacks (SCRAM users are written at
+# format time): their env file may be missing; `make serve WIPE=1` makes a storage with them.
+LATER_PRINCIPALS = ("backoffice",)
 
 # Kafka's wire codes (org.apache.kafka.common.resource / acl).
 RESOURCE = {"TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONAL_ID": 5}
@@ -115,6 +124,8 @@ def plan(prefix: str = "", *, seamless: bool = False) -> list[Acl]:
     for role in OPERATOR_READS:
         allow("operator", "TOPIC", getattr(topics, role), "READ")
     allow("operator", "GROUP", f"{scope}{OPERATOR_GROUP}", "READ", "PREFIXED")
+    for role in (*BACKOFFICE_READS, *SEAMLESS_BACKOFFICE_READS) if seamless else BACKOFFICE_READS:
+        allow("backoffice", "TOPIC", getattr(topics, role), "READ")
     return sorted(rules)
 
 

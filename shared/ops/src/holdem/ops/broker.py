@@ -39,7 +39,7 @@ def kafka_script() -> Path:
 def read_principals(clients_dir: Path) -> dict[str, KafkaConnection]:
     """Every ``<principal>.env`` of a clients dir (``kafka.sh up`` writes one per principal)."""
     found = {path.stem: KafkaConnection.from_file(path) for path in clients_dir.glob("*.env")}
-    missing = set(acl.PRINCIPALS) - set(found)
+    missing = set(acl.PRINCIPALS) - set(acl.LATER_PRINCIPALS) - set(found)
     if missing:
         raise LaunchError(f"{clients_dir}: no env file for {sorted(missing)}")
     return found
@@ -126,7 +126,7 @@ class LocalBroker:
         return self.run_dir / "clients"
 
     def connection(self, principal: str) -> KafkaConnection:
-        """How ``principal`` (admin, dealer, wallet, settlement, query, operator) connects."""
+        """How ``principal`` (admin, the services, operator, backoffice) connects."""
         return KafkaConnection.from_file(self.clients_dir / f"{principal}.env")
 
     def principals(self) -> dict[str, KafkaConnection]:

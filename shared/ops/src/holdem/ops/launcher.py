@@ -135,10 +135,14 @@ class ServiceProcess:
 
     def replays(self) -> list[dict[str, Any]]:
         """The "replayed" records logged since the last start: partitions, events, seconds."""
+        text = self.log_since_start()
+        return [r for r in map(_replay_record, text.splitlines()) if r is not None]
+
+    def log_since_start(self) -> str:
+        """What the process logged since its last start."""
         with self.log_path.open("rb") as log:
             log.seek(self._log_offset)
-            text = log.read().decode("utf-8", errors="replace")
-        return [r for r in map(_replay_record, text.splitlines()) if r is not None]
+            return log.read().decode("utf-8", errors="replace")
 
     def _exit_code(self) -> int | None:
         return self.process.poll() if self.process is not None else None

@@ -2,7 +2,9 @@
 wallet, settlement, query) as processes, up until Ctrl-C; prints where to connect, as whom, and
 where the logs are. `--seamless` (`make serve SEAMLESS=1`): the wallet in seamless mode (ADR
 015) with the reference operator wallet (holdem.client.seamless_run) answering it as the
-operator principal."""
+operator principal. Unless `--no-backoffice`: the back office too (holdem.ops.back_office): a
+throwaway PostgreSQL, the projection as the backoffice principal and the web pages on a free
+port, whose URL and first user's generated password the banner prints."""
 
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ import sys
 from pathlib import Path
 
 from holdem.core.wire.topics import Topics
-from holdem.ops import acl
+from holdem.ops import acl, back_office
 from holdem.ops.broker import LocalBroker, kafka_script
 from holdem.ops.launcher import METRICS_PORTS, Launcher, LaunchError, ServiceProcess, free_port
 from holdem.runtime.topics import ensure_topics
 
 WATCH_EVERY_S = 1.0
+BACKOFFICE_METRICS = 9105  # the projection's /metrics (HOLDEM_BACKOFFICE_METRICS_PORT's default)
 OPERATOR_WALLET = "operator-wallet"  # the reference operator wallet's process, in seamless mode
 
 
@@ -44,6 +47,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the wallet in seamless mode, answered by the reference operator wallet",
     )
     add("--opening", type=int, default=100_000, help="seamless: a new player's balance there")
+    add("--no-backoffice", action="store_true", help="no PostgreSQL, projection nor web pages")
     return parser.parse_args(argv)
 
 
@@ -52,22 +56,30 @@ def banner(
     launcher: Launcher,
     ports: dict[str, int],
     extra: list[ServiceProcess] | None = None,
+    *,
+    seamless: bool = False,
+    office: back_office.BackOffice | str | None = None,
 ) -> str:
     metrics = ", ".join(f"{n} http://127.0.0.1:{p}/metrics" for n, p in ports.items()) or "off"
     processes = [*launcher.services.values(), *(extra or [])]
     logs = "\n".join(f"  {s.name}: {s.log_path}" for s in processes)
     mode = (
         "wallet: seamless, answered by the reference operator wallet (deposits are refused)\n"
-        if extra
+        if seamless
         else ""
     )
+    if isinstance(office, back_office.BackOffice):
+        mode += office.line() + "\n"
+    elif office:
+        mode += office + "\n"
     server_log = "node-*/server.log" if broker.nodes > 1 else "server.log"
     return (
         f"serving: Kafka at {broker.bootstrap} "
         f"({broker.connection('operator').security_protocol}, SCRAM-SHA-512)\n"
         f"operator credentials: {broker.clients_dir / 'operator.env'} "
         f"(set -a; . that file; set +a: the HOLDEM_KAFKA_* variables of the SDK and tools)\n"
-        f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement|query>.env\n"
+        f"other principals: {broker.clients_dir}/<admin|dealer|wallet|settlement|query"
+        "|backoffice>.env\n"
         f"{mode}metrics: {metrics}\n"
         f"logs:\n{logs}\n  kafka: {broker.run_dir / server_log}\n"
         "Ctrl-C stops the services and the broker; its data stays (make serve WIPE=1 to wipe)"
@@ -116,17 +128,34 @@ async def serve(args: argparse.Namespace) -> int:
         )
         extra = [operator_wallet(broker, run_dir, args.opening)] if args.seamless else []
         print("starting dealer, wallet, settlement, query ...", flush=True)
+        office: back_office.BackOffice | str | None = None
         async with launcher:
             for process in extra:
                 process.start()
             try:
-                print(banner(broker, launcher, ports, extra), flush=True)
+                if not args.no_backoffice:
+                    print("starting the back office (PostgreSQL, projection, web) ...", flush=True)
+                    off = args.no_metrics or not free_port(BACKOFFICE_METRICS)
+                    metrics_port = 0 if off else BACKOFFICE_METRICS
+                    office = await back_office.start(
+                        broker, run_dir / "services", metrics_port=metrics_port
+                    )
+                    if isinstance(office, back_office.BackOffice):
+                        extra += office.processes
+                        if metrics_port:
+                            ports["backoffice"] = metrics_port
+                print(
+                    banner(broker, launcher, ports, extra, seamless=args.seamless, office=office),
+                    flush=True,
+                )
                 died = await watch(launcher, stop, extra)
                 if died is not None:
                     print(f"{died.label} exited:\n{died.log_tail()}", file=sys.stderr)
                     return 1
                 print("\nstopping the services and the broker (data kept) ...", flush=True)
             finally:
+                if isinstance(office, back_office.BackOffice):
+                    await back_office.stop(office.processes)
                 for process in extra:
                     await process.stop()
         return 0
