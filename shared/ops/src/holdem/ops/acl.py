@@ -30,7 +30,8 @@ class Access:
 
 
 SERVICES: dict[str, Access] = {
-    "dealer": Access(("commands", "rounds"), ("rounds", "vault"), ("rounds", "vault")),
+    # It folds the players' bets from the commands (its pending bets, ADR 024): a state role.
+    "dealer": Access(("commands", "rounds"), ("rounds", "vault", "commands"), ("rounds", "vault")),
     # The table book ("tables") is read whole, group-less, like a state role (ADR 018).
     "wallet": Access(
         ("commands", "rounds", "admin"),
