@@ -113,12 +113,17 @@ def voided_by_settlement(game: RoundEvents = GAME) -> RoundVoided:
 
 
 def tick(
-    state: DealerState, seconds: float, table: TimingRules = TABLE
+    state: DealerState,
+    seconds: float,
+    table: TimingRules = TABLE,
+    resumed: float | None = None,
 ) -> tuple[DealerState, list[Message]]:
-    """The runtime's periodic call ``seconds`` after NOW; the events are folded like own events."""
+    """The runtime's periodic call ``seconds`` after NOW (``resumed``: seconds after NOW when
+    the pipeline last resumed); the events are folded like own events."""
     now = NOW + timedelta(seconds=seconds)
+    resumed_at = None if resumed is None else NOW + timedelta(seconds=resumed)
     ctx = DealerContext(now=now, cause_id=f"tick:{now.isoformat()}", table=table, vault=VAULT)
-    events = DEALER.decide(state, Tick(now), ctx)
+    events = DEALER.decide(state, Tick(now, resumed_at), ctx)
     state = deepcopy(state)  # the caller's state stays as it was (tests branch off one state)
     for event in events:
         state = evolve(state, event)

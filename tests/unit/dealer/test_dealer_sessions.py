@@ -335,3 +335,10 @@ def test_sessions_are_kept_per_player_and_table() -> None:
     _, ended = decide_command(state, end_session(player_id="p2", command_id="e2"))
     assert ended[0].session_id == session_id("p2", "t1", "r9.place")
     assert TABLE.idle_timeout == timedelta(seconds=900)  # a v2 bet's session takes this
+
+
+def test_idle_time_counts_from_the_pipelines_resumption_not_across_an_outage() -> None:
+    state, _ = dealt_at_table()
+    # The broker could not be reached until IDLE - 5: the player's idle time runs from there.
+    assert tick(state, IDLE, resumed=IDLE - 5)[1] == []
+    assert types_of(tick(state, 2 * IDLE - 5, resumed=IDLE - 5)[1])[0] == "round.session_ended"

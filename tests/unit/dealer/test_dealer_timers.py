@@ -142,3 +142,17 @@ def test_a_round_keeps_its_terms_in_a_snapshot() -> None:
     assert load_state(dump_state(state)) == state
     [decision] = tick(load_state(dump_state(state)), 6)[1]
     assert isinstance(decision, Called)
+
+
+def test_a_decision_timeout_counts_from_the_pipelines_resumption_not_across_an_outage() -> None:
+    # Dealt at 1 s, 30 s to decide; the broker was unreachable until 25 s: the player's time
+    # runs from 25 s, so the table decides at 55 s, not at 31 s (issue 18 item 6).
+    assert tick(DEALT, 54.9, resumed=25)[1] == []
+    assert types_of(tick(DEALT, 55, resumed=25)[1]) == ["round.folded"]
+    assert types_of(tick(DEALT, 31, resumed=0.5)[1]) == ["round.folded"]  # resumed before it
+
+
+def test_a_bet_never_dealt_is_not_stuck_while_the_pipeline_was_stalled() -> None:
+    state = DEALER.given([GAME.bet_placed()])
+    assert tick(state, 15, resumed=8)[1] == []
+    assert types_of(tick(state, 18, resumed=8)[1]) == ["round.malfunction", "round.voided"]

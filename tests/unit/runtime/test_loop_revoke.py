@@ -179,3 +179,39 @@ async def test_the_loop_stopped_by_its_owner_is_not_a_failure() -> None:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     assert task.cancelled() and ended == []
+
+
+class Reachable(Member):
+    """A member whose broker answers (or not) the ask for the log's ends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.tp = TopicPartition(Topics().commands, PARTITION)
+
+    def assignment(self) -> set[TopicPartition]:
+        return {self.tp}
+
+    async def end_offsets(self, tps: Any) -> dict[TopicPartition, int]:
+        if self.down:
+            raise ConnectionError("broker unreachable")
+        return {self.tp: 3}
+
+    async def position(self, tp: TopicPartition) -> int:
+        return 3
+
+
+async def test_a_broker_it_cannot_ask_stops_the_timers_and_its_return_restarts_them() -> None:
+    loop, _ = loop_knowing_round_r1()
+    consumer = Reachable()
+    loop.consumer = consumer  # type: ignore[assignment]
+    before = loop.resumed_at
+    assert await loop.caught_up()
+
+    consumer.down = True
+    assert not await loop.caught_up()  # no tick judges a timeout while the broker is away
+    assert loop.resumed_at == before
+
+    consumer.down = False
+    assert await loop.caught_up()
+    assert loop.resumed_at is not None and (before is None or loop.resumed_at > before)

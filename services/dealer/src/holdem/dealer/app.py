@@ -75,7 +75,7 @@ def dealer_spec(
     decide_at_table = bind(table, new_deck, vault)
 
     def tick(state: DealerState, ctx: Context) -> list[Message]:
-        return decide_at_table(state, Tick(ctx.now), ctx)
+        return decide_at_table(state, Tick(ctx.now, ctx.resumed_at), ctx)
 
     return Spec[DealerState](
         name=NAME,

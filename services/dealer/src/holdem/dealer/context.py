@@ -35,9 +35,11 @@ class TimingRules:
 
 @dataclass(frozen=True)
 class Tick:
-    """Internal input, not a Kafka message: the runtime's periodic call, carrying the time."""
+    """Internal input, not a Kafka message: the runtime's periodic call, carrying the time and
+    when the pipeline last resumed making progress (timers count from it at the earliest)."""
 
     now: datetime
+    resumed_at: datetime | None = None
 
 
 def no_deck_source() -> tuple[Sequence[int], bytes]:

@@ -46,7 +46,7 @@ def decide(state: DealerState, message: Any, ctx: DealerContext) -> list[Message
     an event of a state role). Returns [] for anything already answered: inputs are redelivered.
     """
     if isinstance(message, Tick):
-        return on_tick(state, message.now, ctx)
+        return on_tick(state, message.now, ctx, message.resumed_at)
     handler = _HANDLERS.get(type(message))
     return [] if handler is None else handler(state, message, ctx)
 

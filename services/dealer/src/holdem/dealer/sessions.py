@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from holdem.core.contracts import (
     EndSession,
@@ -96,12 +96,16 @@ def end(
     return [ended, *finish_ended(state, session, ctx, finished)]
 
 
-def idle_sessions(state: DealerState, now: datetime, ctx: DealerContext) -> list[Message]:
-    """End the sessions whose idle timeout ran out by ``now``, oldest key first."""
+def idle_sessions(
+    state: DealerState, now: datetime, ctx: DealerContext, resumed_at: datetime | None = None
+) -> list[Message]:
+    """End the sessions whose idle timeout ran out by ``now``, oldest key first; idle time
+    counts from ``resumed_at`` at the earliest (an outage is not the player's idleness)."""
     events: list[Message] = []
     for key in sorted(state.sessions):
         session = state.sessions[key]
-        if now >= session.idle_at():
+        resumed = resumed_at + timedelta(seconds=session.idle_timeout_s) if resumed_at else None
+        if now >= session.idle_at() and (resumed is None or now >= resumed):
             reason, own = SessionEndReason.IDLE_TIMEOUT, idle_ctx(session, ctx)
             events.extend(end(state, session, reason, own, finished=rounds_of(events)))
     return events

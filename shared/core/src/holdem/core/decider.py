@@ -40,6 +40,10 @@ class Context:
     cause_id: str
     correlation_id: str | None = None
     seed: str | None = None  # what event ids derive from; None: the cause_id
+    # When the pipeline last resumed after it could not make progress (a start, a rebuild, a
+    # broker it could not reach): time-based judgements count from it at the earliest, so an
+    # outage delays a timeout instead of spending it. None: no such moment known.
+    resumed_at: datetime | None = None
     _issued: int = field(default=0, repr=False)
 
     def next_id(self) -> str:

@@ -145,7 +145,7 @@ def _add_lifecycle(
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
         # may still be waiting in it.
         if await loop.caught_up():
-            await processor.run_tick()
+            await processor.run_tick(loop.resumed_at)
 
     @app.after_startup
     async def start_loops() -> None:

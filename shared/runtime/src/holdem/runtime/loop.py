@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import structlog
@@ -45,6 +46,7 @@ HEARTBEAT_MS = 1_000
 # progress timeout is what stops a rebuild that gets nowhere.
 MAX_POLL_INTERVAL_MS = 300_000
 REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
+CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
 
 Fatal = Callable[[BaseException], Any]
 
@@ -112,6 +114,10 @@ class ServiceLoop:
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
         self.ready = False
+        # When it last resumed making progress (rebuilt, or reached the broker again after it
+        # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
+        self.resumed_at: datetime | None = None
+        self._unreachable = False
         self.generation: int | None = None  # the group generation the state was rebuilt for
         self.pending: list[int] | None = None  # assigned, not rebuilt yet
         self.batches = 0
@@ -196,6 +202,7 @@ class ServiceLoop:
         count += await self.book.replay()
         seconds = time.perf_counter() - started
         self.ready = True
+        self.resumed_at = datetime.now(UTC)
         self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
         name = processor.spec.name
         processor.metrics.replay_duration.labels(name).observe(seconds)
@@ -357,13 +364,26 @@ class ServiceLoop:
         processor.metrics.batches.labels(name).inc()
 
     async def caught_up(self) -> bool:
-        """Every assigned partition read to its end: ticks judge timeouts only then."""
+        """Every assigned partition read to its end, as the broker says now: ticks judge
+        timeouts only then. A broker it cannot ask is a stall; the first answer after one is a
+        resumption (``resumed_at``)."""
         consumer = self.consumer
         if consumer is None or not self.ready or not self.member() or not consumer.assignment():
             return False
-        for tp in consumer.assignment():
-            high = consumer.highwater(tp)
-            if high is None or await consumer.position(tp) < high:
+        assigned = sorted(consumer.assignment())
+        try:
+            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+        except Exception as error:  # whatever kept the broker from answering: a stall
+            if not self._unreachable:
+                log.warning("broker not answering: timers wait", error=repr(error))
+            self._unreachable = True
+            return False
+        if self._unreachable:
+            self._unreachable = False
+            self.resumed_at = datetime.now(UTC)
+            log.info("broker answering again: timers count from now")
+        for tp in assigned:
+            if await consumer.position(tp) < ends[tp]:
                 return False
         return True
 

@@ -249,8 +249,9 @@ class Processor(Generic[S]):
             self.spec.on_handled(part.state, message, events)
         self._update_open_rounds()
 
-    async def run_tick(self) -> None:
-        """One periodic decision (timeouts, watchdog), serialised with record handling."""
+    async def run_tick(self, resumed_at: datetime | None = None) -> None:
+        """One periodic decision (timeouts, watchdog), serialised with record handling;
+        ``resumed_at``: when the pipeline last resumed making progress (``Context.resumed_at``)."""
         if self.spec.tick is None:
             return
         async with self.lock:
@@ -258,7 +259,8 @@ class Processor(Generic[S]):
             for number in sorted(self.parts):
                 part = self.parts[number]
                 cause = f"tick:{self.spec.name}:{number}:{now.isoformat()}"
-                events = self.spec.tick(part.state, Context(now=now, cause_id=cause))
+                ctx = Context(now=now, cause_id=cause, resumed_at=resumed_at)
+                events = self.spec.tick(part.state, ctx)
                 await self._publish(part, events, None)  # a round's records carry its brand
                 self.metrics.observe_events(self.spec.name, events)
             self._update_open_rounds()
