@@ -20,8 +20,8 @@ import pytest
 from support.kafka_io import send_messages
 from support.messages import command
 
-from holdem.client import Operator
-from holdem.core.contracts import Deposit, FundsDeposited, Malfunction
+from holdem.client import Operator, Player
+from holdem.core.contracts import Called, Deposit, FundsDeposited, Malfunction, Settled
 from holdem.core.strategy import STRATEGIES
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
@@ -192,3 +192,53 @@ async def test_rounds_in_flight_across_a_broker_restart_get_no_malfunction_when_
     assert not malfunctions, [f"{m.round_id}: {m.source} {m.reason}" for m in malfunctions]
     assert tally.outcomes["voided"] == 0, tally.outcomes
     assert len(settled) == tally.rounds >= plan.rounds, (len(settled), tally.rounds)
+
+
+async def resumed(dealer: ServiceProcess, after: int, within_s: float = ANSWERS_WITHIN_S) -> None:
+    """Until the dealer's log, past byte ``after`` of its file, says it makes progress again:
+    it reached the broker again, or it was restarted (exit 70) and rebuilt its state."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        text = dealer.log_path.read_bytes()[after:].decode("utf-8", errors="replace")
+        if "broker answering again" in text or "replayed" in text:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the dealer did not resume in {within_s:.0f}s:\n{dealer.log_tail()}")
+
+
+async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    """Item 6, the timers: a round is dealt, the broker is away for longer than the table's
+    decision time (8 s here), and the player calls 2 s after the dealer makes progress again,
+    after its first ticks: the player's Call plays the round. Counted in wall time, the table's
+    policy would have folded it at the dealer's first tick after the outage."""
+    timing = {"HOLDEM_DECISION_TIMEOUT_S": "8", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
+    topics, launcher = await deployment(broker, tmp_path, "timer", timing)
+    names = ["dealer", "wallet", "settlement"]
+    figures = Figures("timer")
+    supervisor = Supervisor(launcher, figures)  # restarts what exits 70 after the broker loss
+    try:
+        await launcher.start(names)
+        for label in set(launcher.services) - set(names):
+            launcher.services[label].retired = True
+        watch = asyncio.create_task(supervisor.run())
+        async with Operator(broker.connection("operator"), topics, PARTITIONS) as client:
+            alice = Player(client, "alice-timer", step_s=ANSWERS_WITHIN_S)
+            await alice.deposit(10_000)
+            played = await alice.bet(100)
+            await played.dealt()
+            dealer = launcher.services["dealer"]
+            logged = dealer.log_path.stat().st_size
+            await asyncio.to_thread(broker.kill)
+            await asyncio.sleep(12.0)  # longer than the decision time
+            await asyncio.to_thread(broker.up)
+            await resumed(dealer, logged)
+            await asyncio.sleep(2.0)  # the dealer ticks meanwhile
+            await played.call()
+            outcome = await played.outcome()
+        watch.cancel()
+    finally:
+        await launcher.stop()
+    assert isinstance(outcome.revealed, Called) and not outcome.revealed.auto, outcome
+    assert isinstance(outcome.end, Settled)
