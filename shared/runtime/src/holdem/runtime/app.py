@@ -105,6 +105,7 @@ def build_app(
     if not in_memory:
         assert isinstance(outbox, TransactionalOutbox)
         loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e))
+        processor.metrics.ready.labels(spec.name).set_function(lambda: float(loop.healthy()))
         _add_lifecycle(app, processor, settings, loop, registry)
     return ServiceApp(app, broker, processor)
 
