@@ -1,4 +1,4 @@
-# The images of the four services and of topic-init, one target each (docs/adr/025-container-images.md):
+# The images of the four services and of topic-init, one target each (docs/adr/022-container-images-and-the-compose-stack.md):
 #   docker build --target dealer|wallet|settlement|query|ops --secret id=ca,src=CA.pem .
 # `make up` (deploy/docker/stack.sh) builds them through docker-compose.yml.
 #
@@ -60,8 +60,10 @@ ENV PATH="/venv/bin:$PATH" \
     NUMBA_CACHE_DIR=/tmp/numba
 USER holdem
 # Ready = the state of every assigned partition rebuilt and a member of its group (the
-# holdem_ready gauge on the metrics port: holdem.runtime.health).
-HEALTHCHECK --interval=5s --timeout=5s --start-period=60s --retries=3 \
+# holdem_ready gauge on the metrics port: holdem.runtime.health). Failures in the start period do
+# not count, and the first success ends it: a slow first start (numba compiles the evaluator's
+# kernels into /tmp) is not a failure.
+HEALTHCHECK --interval=5s --timeout=5s --start-period=300s --retries=3 \
     CMD ["python", "-m", "holdem.runtime.health"]
 # SIGTERM is the app's graceful stop: it leaves its group and hands its partitions over.
 STOPSIGNAL SIGTERM
