@@ -35,12 +35,21 @@ COPY . .
 FROM builder AS venv-dealer
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-dealer
+# The dealer loads the optimal-strategy table before it starts (ADR 018): computed here once by
+# the full enumeration, not at every start of a container that has nowhere to keep it.
+RUN HOLDEM_CACHE_DIR=/venv/share/holdem NUMBA_CACHE_DIR=/tmp/numba \
+    /venv/bin/python -c "from holdem.core.strategy import optimal_table; optimal_table()" \
+    && rm -rf /tmp/numba
 FROM builder AS venv-wallet
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-wallet
 FROM builder AS venv-settlement
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-settlement
+# The hand evaluator's tables, built here rather than at every start.
+RUN HOLDEM_CACHE_DIR=/venv/share/holdem NUMBA_CACHE_DIR=/tmp/numba \
+    /venv/bin/python -c "from holdem.core.evaluator_tables import load_tables; load_tables()" \
+    && rm -rf /tmp/numba
 FROM builder AS venv-query
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-query
@@ -53,10 +62,12 @@ RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
 # Nothing is written at run time but /tmp (compose mounts a tmpfs there; the root is read-only).
 FROM ${PYTHON_IMAGE} AS runtime
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin holdem
-# numba's on-disk cache of the evaluator's kernels goes to /tmp (the root is read-only).
+# The generated tables baked in by the venv stages (read-only is fine: they are only loaded);
+# numba's on-disk cache of compiled kernels goes to /tmp (the root is read-only).
 ENV PATH="/venv/bin:$PATH" \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
+    HOLDEM_CACHE_DIR=/venv/share/holdem \
     NUMBA_CACHE_DIR=/tmp/numba
 USER holdem
 # Ready = the state of every assigned partition rebuilt and a member of its group (the

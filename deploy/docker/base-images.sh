@@ -98,7 +98,7 @@ build_kafka() {
     cp "$tools" "$context/libs/"
     cp "$ROOT/deploy/kafka/log4j2.properties" "$context/"
     cp "$HERE/kafka.Dockerfile" "$context/Dockerfile"
-    DOCKER_BUILDKIT=0 docker build -q --network host --build-arg BASE_IMAGE="$PYTHON_IMAGE" \
+    DOCKER_BUILDKIT=0 docker build -q --force-rm --network host --build-arg BASE_IMAGE="$PYTHON_IMAGE" \
         -t "$KAFKA_IMAGE" "$context" >/dev/null || { rm -rf "$context"; die "building $KAFKA_IMAGE failed"; }
     rm -rf "$context"
 }
@@ -113,7 +113,7 @@ build_prometheus() {
     context="$(mktemp -d)"
     cp "$bin/prometheus" "$bin/promtool" "$context/"
     cp "$HERE/prometheus.Dockerfile" "$context/Dockerfile"
-    DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE="$PYTHON_IMAGE" \
+    DOCKER_BUILDKIT=0 docker build -q --force-rm --build-arg BASE_IMAGE="$PYTHON_IMAGE" \
         -t "$PROMETHEUS_IMAGE" "$context" >/dev/null || { rm -rf "$context"; die "building $PROMETHEUS_IMAGE failed"; }
     rm -rf "$context"
 }
