@@ -71,8 +71,10 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
         stack.figures["up_wait_s"] = round(time.monotonic() - started, 1)
         yield stack
     finally:
+        # The images of this project too (the build cache stays: the next session's are quick).
+        down = ["down", "--volumes", "--remove-orphans", "--rmi", "local"]
         subprocess.run(
-            ["docker", "compose", "-p", project, "down", "--volumes", "--remove-orphans"],
+            ["docker", "compose", "-p", project, *down],
             cwd=REPO,
             env=env,
             capture_output=True,
