@@ -19,8 +19,9 @@ import pytest
 from support.compose import REPO, SERVICES, ComposeStack
 
 from holdem.client import Operator, Player, Refused
+from holdem.core.contracts import Settled
 from holdem.core.strategy import basic
-from holdem.runtime.audit import audit_run
+from holdem.runtime.audit import audit_run, read_run
 from holdem.runtime.load import Plan, Tally, fund, play
 from holdem.runtime.topics import Topics
 
@@ -219,10 +220,40 @@ async def play_and_observe(stack: ComposeStack) -> None:
 
     await asyncio.sleep(3 * SCRAPE_S)  # the last settlements scraped and the rules evaluated
     rule_rtp = wait_for("currency:holdem_rtp_main:ratio1h", recorded_rtp)
-    figures["rtp"] = {"run": round(run_rtp, 5), "rule": round(rule_rtp, 5)}
+    # The same figure from the committed Settled records of the load's players, and the raw
+    # counters by service: where a difference comes from when there is one.
+    players = set(plan.player_ids())
+    logged = [
+        r.message
+        for r in await read_run(stack.connection("admin"), Topics())
+        if isinstance(r.message, Settled) and r.message.player_id in players
+    ]
+    log_rtp = sum(m.ante_return + m.call_return for m in logged) / sum(
+        m.ante + m.call for m in logged
+    )
+    raw = {
+        name: {
+            sample["metric"].get("service", "?"): float(sample["value"][1])
+            for sample in stack.prometheus(
+                "/api/v1/query",
+                query=f'sum by (service) (holdem_{name}_minor_total{{bet=~"ante|call"}})',
+            )["result"]
+        }
+        for name in ("wagered", "returned")
+    }
+    figures["rtp"] = {
+        "run": round(run_rtp, 5),
+        "log": round(log_rtp, 5),
+        "rule": round(rule_rtp, 5),
+        "settled_in_log": len(logged),
+        "counters": raw,
+        "run_wagered": tally.main_wagered,
+        "run_returned": tally.main_returned,
+    }
     # increase() extrapolates each series a little past its first and last samples; the same
     # factor for stakes and returns up to the per-series "not below zero" clamp at the start.
-    assert abs(rule_rtp - run_rtp) <= RTP_TOLERANCE, figures["rtp"]
+    assert abs(log_rtp - run_rtp) < 1e-9, figures["rtp"]
+    assert abs(rule_rtp - run_rtp) <= RTP_TOLERANCE, (figures["rtp"], stack.logs("settlement", 80))
 
     # Every expression of every Grafana panel returns data on this Prometheus.
     empty = []
