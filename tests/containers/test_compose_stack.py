@@ -10,9 +10,11 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -106,20 +108,22 @@ async def refused_and_dead_letter(stack: ComposeStack, operator: Operator) -> No
 
 
 def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
-    """SIGTERM with a second settlement instance in the group: the seconds until the second has
-    rebuilt and owns every partition (its "replayed" log line naming all three), and the exit
-    status of the stopped one (0: a clean stop). Then the first is started again."""
+    """SIGTERM with a second settlement instance in the group: the seconds from the signal until
+    the second has rebuilt and owns every partition (its "replayed" log line naming all three,
+    by the line's own timestamp), and the stopped one's exit status (0: a clean stop). Then the
+    first is started again."""
     second = stack.compose(
         "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", "settlement"
     ).strip().splitlines()[-1]  # fmt: skip
     try:
         wait_for("the second settlement instance healthy", lambda: health(stack, second), 300)
         first = stack.container("settlement")
+        signalled = datetime.now(UTC)
         started = time.monotonic()
         stack.docker("stop", "--time", "30", first)
         stopped = time.monotonic() - started
-        wait_for("the partitions handed over", lambda: owns_all(stack, second), 120)
-        handover = time.monotonic() - started
+        replay = wait_for("the partitions handed over", lambda: took_all(stack, second), 120)
+        handover = (datetime.fromisoformat(replay["timestamp"]) - signalled).total_seconds()
         exit_code = stack.state("settlement")["ExitCode"]
     finally:
         stack.docker("rm", "--force", second)
@@ -127,6 +131,7 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
     figures = {
         "stop_s": round(stopped, 1),
         "handover_s": round(handover, 1),
+        "rebuild_s": replay.get("seconds"),
         "exit_code": exit_code,
         "start_to_ready_s": round(stack.wait_healthy("settlement", 300), 1),
     }
@@ -139,11 +144,29 @@ def health(stack: ComposeStack, container: str) -> bool:
     return bool(status == "healthy")
 
 
-def owns_all(stack: ComposeStack, container: str) -> bool:
-    """Whether the container logged a rebuild of all three partitions (after its first one)."""
-    lines = stack.docker("logs", container).splitlines()
-    replays = [json.loads(line) for line in lines if line.startswith("{") and '"replayed"' in line]
-    return len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]
+def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
+    """The container's last "replayed" line if it rebuilt all three partitions after its first
+    one (the services log to stderr and stdout: both are read)."""
+    done = subprocess.run(
+        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
+    )
+    replays = [
+        json.loads(line)
+        for line in (done.stdout + done.stderr).splitlines()
+        if line.startswith("{") and '"replayed"' in line
+    ]
+    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
+        return dict(replays[-1])
+    return None
+
+
+def main_counter(stack: ComposeStack, name: str) -> float:
+    """The settlement's ante+call counter of ``name`` (wagered, returned) as last scraped."""
+    result = stack.prometheus(
+        "/api/v1/query",
+        query=f'sum(holdem_{name}_minor_total{{bet=~"ante|call",service="settlement"}})',
+    )["result"]
+    return float(result[0]["value"][1]) if result else 0.0
 
 
 def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
@@ -171,10 +194,12 @@ async def play_and_observe(stack: ComposeStack) -> None:
     # The README's example, as written, as the operator from the host.
     started = time.monotonic()
     await example_round(stack)
-    figures["example_round_s"] = round(time.monotonic() - started, 1)
+    series_born = time.monotonic()  # the example's Settled made the stake and return series
+    figures["example_round_s"] = round(series_born - started, 1)
     # Prometheus has seen the counters at their value before the load (increase() counts from
     # the first sample it has of a series).
     await asyncio.sleep(3 * SCRAPE_S)
+    before = {name: main_counter(stack, name) for name in ("wagered", "returned")}
 
     plan = Plan(rounds=ROUNDS, players=8, voids=4, step_s=120)
     async with Operator(stack.connection("operator"), Topics()) as operator:
@@ -253,7 +278,17 @@ async def play_and_observe(stack: ComposeStack) -> None:
     # increase() extrapolates each series a little past its first and last samples; the same
     # factor for stakes and returns up to the per-series "not below zero" clamp at the start.
     assert abs(log_rtp - run_rtp) < 1e-9, figures["rtp"]
-    assert abs(rule_rtp - run_rtp) <= RTP_TOLERANCE, (figures["rtp"], stack.logs("settlement", 80))
+    # The counters moved by exactly the run's stakes and returns (beyond the example round's,
+    # counted before the load).
+    assert raw["wagered"]["settlement"] - before["wagered"] == tally.main_wagered, figures["rtp"]
+    assert raw["returned"]["settlement"] - before["returned"] == tally.main_returned
+    # The rule: increase() extrapolates each series past its first sample by up to half a scrape
+    # interval, less for a series whose first value is small (its "not below zero" clamp), so
+    # stakes and returns may be stretched differently: the error is bounded by that share of the
+    # time the series have existed.
+    tolerance = max(RTP_TOLERANCE, run_rtp * SCRAPE_S / (time.monotonic() - series_born))
+    figures["rtp"]["tolerance"] = round(tolerance, 4)
+    assert abs(rule_rtp - run_rtp) <= tolerance, (figures["rtp"], stack.logs("settlement", 80))
 
     # Every expression of every Grafana panel returns data on this Prometheus.
     empty = []
