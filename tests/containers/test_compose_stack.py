@@ -124,10 +124,10 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
         stopped = time.monotonic() - started
         replay = wait_for("the partitions handed over", lambda: took_all(stack, second), 120)
         handover = (datetime.fromisoformat(replay["timestamp"]) - signalled).total_seconds()
-        exit_code = stack.state("settlement")["ExitCode"]
+        exit_code = int(stack.docker("inspect", "--format", "{{.State.ExitCode}}", first))
     finally:
         stack.docker("rm", "--force", second)
-    stack.docker("start", stack.container("settlement"))
+    stack.docker("start", first)
     figures = {
         "stop_s": round(stopped, 1),
         "handover_s": round(handover, 1),
