@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus postgres chromium run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down clean
+.PHONY: install prometheus postgres chromium run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -84,8 +84,14 @@ tenant: install  ## T=<id>: a tenant on the broker of kafka-up: its prefixed top
 kafka-down:  ## stop the broker of kafka-up (its data stays unless WIPE=1)
 	@deploy/kafka/kafka.sh down $(if $(WIPE),--wipe)
 
-up:  ## the compose stack (needs a Docker engine)
-	docker compose up -d --build
+up:  ## the compose stack: engine (provisioned as root if none answers), images (built offline if no registry answers), vault key; up --wait
+	deploy/docker/stack.sh up
 
-down:
-	docker compose down -v
+down:  ## stop and remove the compose stack and its volumes (the engine stays; `make engine-down` stops one we started)
+	deploy/docker/stack.sh down
+
+engine-down:  ## stop the dockerd that deploy/docker/engine.sh started (never another)
+	deploy/docker/engine.sh down
+
+base-images:  ## the Debian-built stand-ins for python:3.11-slim, apache/kafka and prom/prometheus (no registry needed)
+	@eval "$$(deploy/docker/engine.sh up)" && deploy/docker/base-images.sh build

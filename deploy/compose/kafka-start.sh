@@ -19,7 +19,7 @@ process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@kafka:9093
 listeners=INTERNAL://:9092,CONTROLLER://:9093,EXTERNAL://:29092
-advertised.listeners=INTERNAL://kafka:9092,EXTERNAL://localhost:29092
+advertised.listeners=INTERNAL://kafka:9092,EXTERNAL://${HOLDEM_KAFKA_EXTERNAL:-localhost:29092}
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=INTERNAL
 # Production: SASL_SSL on every client listener (docs/operations.md); here a private network.

@@ -316,6 +316,11 @@ class ServiceLoop:
     def current_generation(self) -> int | None:
         return self._membership().generation
 
+    def healthy(self) -> bool:
+        """Ready to decide: the state of every assigned partition rebuilt, still the member of
+        the generation it was rebuilt for (the holdem_ready gauge; a container's health check)."""
+        return self.ready and self.pending is None and self.member()
+
     def member(self) -> bool:
         """Still the member of the generation this state was rebuilt for, with no rebalance
         pending. A member evicted while busy (its rebuild outlasting the session timeout, say)

@@ -88,6 +88,14 @@ class Metrics:
             ["service", "topic", "partition"],
             registry=registry,
         )
+        # Read at each scrape (Gauge.set_function): what a container's health check asks.
+        self.ready = Gauge(
+            "holdem_ready",
+            "1 when this instance decides: a member of its group, the state of every assigned "
+            "partition rebuilt",
+            ["service"],
+            registry=registry,
+        )
 
     def observe(
         self, service: str, cause: Envelope, events: Iterable[Envelope], now: datetime

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The compose stack as `make up` / `make down` run it, on any machine with an engine or root:
+#
+#   stack.sh up [compose up args]   an engine (engine.sh up), the base images (the upstream ones
+#                                   when present or pullable, else the Debian-built stand-ins of
+#                                   base-images.sh), the secrets (below), then
+#                                   `docker compose up --build --detach --wait`
+#   stack.sh down [compose down args]  `docker compose down --volumes` (the engine stays up;
+#                                   `deploy/docker/engine.sh down` stops the one it started)
+#   stack.sh env                    the export lines `up` uses (DOCKER_HOST, HOLDEM_*_IMAGE,
+#                                   HOLDEM_SECRETS_DIR), for eval before other compose commands
+#
+# Secrets, in HOLDEM_SECRETS_DIR (default deploy/compose/.secrets/, git-ignored, mode 0700):
+#   dealer-vault-keys  the dealer's key ring, 32 random bytes made at the first `up` and kept
+#                      (the vault's records need the same key to be read again: never delete it
+#                      while the stack's data lives)
+#   ca.pem             the CA bundle a build trusts besides its base's: the host's system bundle
+#                      plus HOLDEM_EXTRA_CA (a PEM file, or a folder of *.pem / *.crt), made anew
+#                      at each `up`; a BuildKit secret, in no image layer
+# Environment: COMPOSE_PROJECT_NAME, HOLDEM_*_PORT (docker-compose.yml), HOLDEM_PULL_TIMEOUT
+# (s, default 30: how long a pull may try before the stand-ins are built).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+SECRETS="${HOLDEM_SECRETS_DIR:-$ROOT/deploy/compose/.secrets}"
+PULL_TIMEOUT="${HOLDEM_PULL_TIMEOUT:-30}"
+UPSTREAM_PYTHON=python:3.11-slim
+UPSTREAM_KAFKA=apache/kafka:4.4.0
+UPSTREAM_PROMETHEUS=prom/prometheus:v3.1.0
+
+log() { echo "stack.sh: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# An upstream image is used when the engine has it or a registry gives it within the timeout.
+available() {
+    docker image inspect "$1" >/dev/null 2>&1 && return 0
+    timeout "$PULL_TIMEOUT" docker pull -q "$1" >/dev/null 2>&1
+}
+
+choose_images() {
+    local missing=()
+    [[ -n "${HOLDEM_PYTHON_IMAGE:-}" ]] || { available "$UPSTREAM_PYTHON" && export HOLDEM_PYTHON_IMAGE=$UPSTREAM_PYTHON || missing+=(python); }
+    [[ -n "${HOLDEM_KAFKA_IMAGE:-}" ]] || { available "$UPSTREAM_KAFKA" && export HOLDEM_KAFKA_IMAGE=$UPSTREAM_KAFKA || missing+=(kafka); }
+    [[ -n "${HOLDEM_PROMETHEUS_IMAGE:-}" ]] || { available "$UPSTREAM_PROMETHEUS" && export HOLDEM_PROMETHEUS_IMAGE=$UPSTREAM_PROMETHEUS || missing+=(prometheus); }
+    if [[ ${#missing[@]} -gt 0 ]]; then
+        log "no registry gave ${missing[*]}: building the Debian-based stand-ins (deploy/docker/base-images.sh)"
+        local line
+        while read -r line; do
+            case "$line" in
+                "export HOLDEM_PYTHON_IMAGE="*) [[ " ${missing[*]} " == *" python "* ]] && eval "$line" ;;
+                "export HOLDEM_KAFKA_IMAGE="*) [[ " ${missing[*]} " == *" kafka "* ]] && eval "$line" ;;
+                "export HOLDEM_PROMETHEUS_IMAGE="*) [[ " ${missing[*]} " == *" prometheus "* ]] && eval "$line" ;;
+            esac
+        done < <("$HERE/base-images.sh" build "${missing[@]}")
+    fi
+    : "${HOLDEM_PYTHON_IMAGE:?}" "${HOLDEM_KAFKA_IMAGE:?}" "${HOLDEM_PROMETHEUS_IMAGE:?}"
+}
+
+make_secrets() {
+    mkdir -p "$SECRETS"
+    chmod 0700 "$SECRETS"
+    local keys="$SECRETS/dealer-vault-keys"
+    if [[ ! -s "$keys" ]]; then
+        log "a new dealer vault key in $keys (keep it while the stack's data lives)"
+        (umask 077 && echo "k$(date -u +%Y%m%d):$(head -c 32 /dev/urandom | base64 -w0)" >"$keys.tmp")
+        mv "$keys.tmp" "$keys"
+    fi
+    # Read by the dealer's user (uid 10001 in the image) through the bind mount; nobody else.
+    chown 10001 "$keys" 2>/dev/null && chmod 0400 "$keys" || chmod 0644 "$keys"
+
+    local bundle="$SECRETS/ca.pem" extra="${HOLDEM_EXTRA_CA:-}"
+    : >"$bundle.tmp"
+    [[ -r /etc/ssl/certs/ca-certificates.crt ]] && cat /etc/ssl/certs/ca-certificates.crt >>"$bundle.tmp"
+    if [[ -n "$extra" ]]; then
+        if [[ -d "$extra" ]]; then
+            find "$extra" -maxdepth 1 -type f \( -name '*.pem' -o -name '*.crt' \) -print0 | sort -z |
+                xargs -0 -r cat >>"$bundle.tmp"
+        elif [[ -f "$extra" ]]; then
+            cat "$extra" >>"$bundle.tmp"
+        else
+            die "HOLDEM_EXTRA_CA=$extra is neither a file nor a folder"
+        fi
+    fi
+    mv "$bundle.tmp" "$bundle"
+}
+
+setup() {
+    cd "$ROOT"
+    eval "$("$HERE/engine.sh" up)"
+    export DOCKER_HOST
+    choose_images
+    make_secrets
+    export HOLDEM_SECRETS_DIR="$SECRETS"
+}
+
+print_env() {
+    echo "export DOCKER_HOST=$DOCKER_HOST"
+    echo "export HOLDEM_PYTHON_IMAGE=$HOLDEM_PYTHON_IMAGE"
+    echo "export HOLDEM_KAFKA_IMAGE=$HOLDEM_KAFKA_IMAGE"
+    echo "export HOLDEM_PROMETHEUS_IMAGE=$HOLDEM_PROMETHEUS_IMAGE"
+    echo "export HOLDEM_SECRETS_DIR=$HOLDEM_SECRETS_DIR"
+}
+
+cmd="${1:-}"
+shift || true
+case "$cmd" in
+    up)
+        setup
+        log "docker compose up --build --detach --wait (Kafka, topic-init, the four services, Prometheus)"
+        docker compose up --build --detach --wait "$@"
+        log "up: Kafka on 127.0.0.1:${HOLDEM_KAFKA_PORT:-29092} (credentials: docker-compose.yml), Prometheus on http://127.0.0.1:${HOLDEM_PROMETHEUS_PORT:-9090}"
+        ;;
+    down)
+        cd "$ROOT"
+        eval "$("$HERE/engine.sh" env)" || die "no Docker engine answers: nothing to take down"
+        export DOCKER_HOST
+        export HOLDEM_SECRETS_DIR="$SECRETS"
+        docker compose down --volumes "$@"
+        ;;
+    env)
+        setup >&2
+        print_env
+        ;;
+    *) echo "usage: stack.sh up|down|env [compose args]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,303 @@
+"""The compose stack, up and played (issue 17): the README's SDK example and 200 rounds from the
+host as the operator principal, the wallet killed with SIGKILL under load and brought back by its
+restart policy, the audit over every record of the run, Prometheus's targets, the RTP recording
+rule against the run's own RTP, every Grafana panel's expression, and a SIGTERM stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from support.compose import REPO, SERVICES, ComposeStack
+
+from holdem.client import Operator, Player, Refused
+from holdem.core.contracts import Settled
+from holdem.core.strategy import basic
+from holdem.core.wire.topics import Topics
+from holdem.harness.audit import audit_run, read_run
+from holdem.harness.load import Plan, Tally, fund, play
+
+pytestmark = [pytest.mark.containers, pytest.mark.timeout(1800)]
+
+ROUNDS = 200
+KILL_AFTER_ROUNDS = 60  # the wallet dies with rounds in flight, a third into the run
+DASHBOARDS = REPO / "deploy" / "grafana" / "dashboards"
+SCRAPE_S = 5  # deploy/prometheus/prometheus.yml: scrape and rule evaluation interval
+RTP_TOLERANCE = 0.01  # increase()'s extrapolation at a young series' start (see the test)
+
+
+def dashboard_expressions() -> Iterator[tuple[str, str]]:
+    for path in sorted(DASHBOARDS.glob("*.json")):
+        dashboard = json.loads(path.read_text())
+        for panel in dashboard["panels"]:
+            inner = panel.get("panels", []) if panel["type"] == "row" else [panel]
+            for p in inner:
+                for target in p.get("targets", []):
+                    yield f"{path.name}: {p['title']!r} {target['refId']}", target["expr"]
+
+
+def as_grafana_sends(expr: str) -> str:
+    """The expression with the dashboard's variables as Grafana fills them in."""
+    return expr.replace("$__rate_interval", "1m").replace("$currency", ".*")
+
+
+async def example_round(stack: ComposeStack) -> str:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")},
+        **stack.client_env("operator"),
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(REPO / "examples" / "operator_round.py"),
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 180)
+    text = out.decode()
+    assert process.returncode == 0, text
+    assert re.search(r"^result (win|lose|push) returned \d+$", text, re.M), text
+    return text
+
+
+async def kill_wallet_under_load(stack: ComposeStack, tally: Tally) -> dict[str, Any]:
+    """SIGKILL the wallet's process from the host once KILL_AFTER_ROUNDS have ended, as a crash
+    would (no goodbye to its group); the seconds until its container is healthy again."""
+    while tally.rounds < KILL_AFTER_ROUNDS:
+        await asyncio.sleep(0.2)
+    restarts = stack.restarts("wallet")
+    pid = int(stack.state("wallet")["Pid"])
+    killed = time.monotonic()
+    os.kill(pid, signal.SIGKILL)
+    in_flight = tally.open
+    while await asyncio.to_thread(stack.restarts, "wallet") == restarts:
+        await asyncio.sleep(0.2)
+    restarted = time.monotonic() - killed
+    ready = restarted + await asyncio.to_thread(stack.wait_healthy, "wallet", 240)
+    return {
+        "killed_at_round": tally.rounds,
+        "rounds_in_flight": in_flight,
+        "restarted_s": round(restarted, 1),
+        "kill_to_ready_s": round(ready, 1),
+    }
+
+
+async def refused_and_dead_letter(stack: ComposeStack, operator: Operator) -> None:
+    """A bet refused (no funds) and an unreadable command (dead-lettered): the dashboard's
+    refusal and dead-letter panels have something to show."""
+    with pytest.raises(Refused):
+        await Player(operator, "container-broke", currency="EUR").bet(ante=500)
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(**stack.connection("operator").kwargs())
+    await producer.start()
+    try:
+        await producer.send_and_wait(Topics().commands, b"not a command", key=b"container-junk")
+    finally:
+        await producer.stop()
+
+
+def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
+    """SIGTERM with a second settlement instance in the group: the seconds from the signal until
+    the second has rebuilt and owns every partition (its "replayed" log line naming all three,
+    by the line's own timestamp), and the stopped one's exit status (0: a clean stop). Then the
+    first is started again."""
+    second = stack.compose(
+        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", "settlement"
+    ).strip().splitlines()[-1]  # fmt: skip
+    try:
+        wait_for("the second settlement instance healthy", lambda: health(stack, second), 300)
+        first = stack.container("settlement")
+        signalled = datetime.now(UTC)
+        started = time.monotonic()
+        stack.docker("stop", "--time", "30", first)
+        stopped = time.monotonic() - started
+        replay = wait_for("the partitions handed over", lambda: took_all(stack, second), 120)
+        handover = (datetime.fromisoformat(replay["timestamp"]) - signalled).total_seconds()
+        exit_code = int(stack.docker("inspect", "--format", "{{.State.ExitCode}}", first))
+    finally:
+        stack.docker("rm", "--force", second)
+    stack.docker("start", first)
+    figures = {
+        "stop_s": round(stopped, 1),
+        "handover_s": round(handover, 1),
+        "rebuild_s": replay.get("seconds"),
+        "exit_code": exit_code,
+        "start_to_ready_s": round(stack.wait_healthy("settlement", 300), 1),
+    }
+    assert exit_code == 0, stack.logs("settlement")
+    return figures
+
+
+def health(stack: ComposeStack, container: str) -> bool:
+    status = stack.docker("inspect", "--format", "{{.State.Health.Status}}", container)
+    return bool(status == "healthy")
+
+
+def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
+    """The container's last "replayed" line if it rebuilt all three partitions after its first
+    one (the services log to stderr and stdout: both are read)."""
+    done = subprocess.run(
+        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
+    )
+    replays = [
+        json.loads(line)
+        for line in (done.stdout + done.stderr).splitlines()
+        if line.startswith("{") and '"replayed"' in line
+    ]
+    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
+        return dict(replays[-1])
+    return None
+
+
+def main_counter(stack: ComposeStack, name: str) -> float:
+    """The settlement's ante+call counter of ``name`` (wagered, returned) as last scraped."""
+    result = stack.prometheus(
+        "/api/v1/query",
+        query=f'sum(holdem_{name}_minor_total{{bet=~"ante|call",service="settlement"}})',
+    )["result"]
+    return float(result[0]["value"][1]) if result else 0.0
+
+
+def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
+    deadline = time.monotonic() + within_s
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {within_s:.0f}s")
+        time.sleep(1)
+
+
+async def test_the_stack_plays_survives_a_killed_wallet_and_is_observed(
+    compose_stack: ComposeStack,
+) -> None:
+    try:
+        await play_and_observe(compose_stack)
+    finally:
+        print("\ncompose stack figures:", json.dumps(compose_stack.figures, sort_keys=True))
+
+
+async def play_and_observe(stack: ComposeStack) -> None:
+    figures = stack.figures
+    # The README's example, as written, as the operator from the host.
+    started = time.monotonic()
+    await example_round(stack)
+    series_born = time.monotonic()  # the example's Settled made the stake and return series
+    figures["example_round_s"] = round(series_born - started, 1)
+    # Prometheus has seen the counters at their value before the load (increase() counts from
+    # the first sample it has of a series).
+    await asyncio.sleep(3 * SCRAPE_S)
+    before = {name: main_counter(stack, name) for name in ("wagered", "returned")}
+
+    plan = Plan(rounds=ROUNDS, players=8, voids=4, step_s=120)
+    async with Operator(stack.connection("operator"), Topics()) as operator:
+        await fund(operator, plan)
+        tally = Tally()
+        killer = asyncio.create_task(kill_wallet_under_load(stack, tally))
+        await play(operator, plan, basic, tally=tally)
+        figures["kill"] = await killer
+        # After the restart: the counters of a killed process's series are gone with it.
+        await refused_and_dead_letter(stack, operator)
+    figures["rounds"] = tally.rounds
+    figures["outcomes"] = dict(tally.outcomes)
+    figures["rounds_per_s"] = round(tally.rounds / tally.seconds, 1)
+    assert not tally.stalled, tally.stalled[:5]
+    assert tally.rounds == ROUNDS, tally.outcomes
+    assert stack.restarts("wallet") >= 1
+
+    # The audit over every committed record of the run (as admin: the vault too).
+    report = await audit_run(stack.connection("admin"), Topics())
+    figures["audit"] = {
+        "records": report.records,
+        "rounds": report.rounds,
+        "ended": report.ended,
+        "violations": len(report.violations),
+    }
+    assert report.ok, report.violations[:10]
+    assert report.rounds == report.ended >= ROUNDS
+
+    # Every target up (the wallet's again too).
+    def targets_up() -> list[str] | None:
+        active = stack.prometheus("/api/v1/targets")["activeTargets"]
+        jobs = sorted(t["labels"]["job"] for t in active if t["health"] == "up")
+        return jobs if set(SERVICES) <= set(jobs) else None
+
+    figures["targets_up"] = wait_for("every target up", targets_up)
+
+    # The recording rule's RTP against the run's: returned / wagered of the settled rounds.
+    run_rtp = tally.main_returned / tally.main_wagered
+
+    def recorded_rtp() -> float | None:
+        result = stack.prometheus("/api/v1/query", query="currency:holdem_rtp_main:ratio1h")
+        return float(result["result"][0]["value"][1]) if result["result"] else None
+
+    await asyncio.sleep(3 * SCRAPE_S)  # the last settlements scraped and the rules evaluated
+    rule_rtp = wait_for("currency:holdem_rtp_main:ratio1h", recorded_rtp)
+    # The same figure from the committed Settled records of the load's players, and the raw
+    # counters by service: where a difference comes from when there is one.
+    players = set(plan.player_ids())
+    logged = [
+        r.message
+        for r in await read_run(stack.connection("admin"), Topics())
+        if isinstance(r.message, Settled) and r.message.player_id in players
+    ]
+    log_rtp = sum(m.ante_return + m.call_return for m in logged) / sum(
+        m.ante + m.call for m in logged
+    )
+    raw = {
+        name: {
+            sample["metric"].get("service", "?"): float(sample["value"][1])
+            for sample in stack.prometheus(
+                "/api/v1/query",
+                query=f'sum by (service) (holdem_{name}_minor_total{{bet=~"ante|call"}})',
+            )["result"]
+        }
+        for name in ("wagered", "returned")
+    }
+    figures["rtp"] = {
+        "run": round(run_rtp, 5),
+        "log": round(log_rtp, 5),
+        "rule": round(rule_rtp, 5),
+        "settled_in_log": len(logged),
+        "counters": raw,
+        "run_wagered": tally.main_wagered,
+        "run_returned": tally.main_returned,
+    }
+    # increase() extrapolates each series a little past its first and last samples; the same
+    # factor for stakes and returns up to the per-series "not below zero" clamp at the start.
+    assert abs(log_rtp - run_rtp) < 1e-9, figures["rtp"]
+    # The counters moved by exactly the run's stakes and returns (beyond the example round's,
+    # counted before the load).
+    assert raw["wagered"]["settlement"] - before["wagered"] == tally.main_wagered, figures["rtp"]
+    assert raw["returned"]["settlement"] - before["returned"] == tally.main_returned
+    # The rule: increase() extrapolates each series past its first sample by up to half a scrape
+    # interval, less for a series whose first value is small (its "not below zero" clamp), so
+    # stakes and returns may be stretched differently: the error is bounded by that share of the
+    # time the series have existed.
+    tolerance = max(RTP_TOLERANCE, run_rtp * SCRAPE_S / (time.monotonic() - series_born))
+    figures["rtp"]["tolerance"] = round(tolerance, 4)
+    assert abs(rule_rtp - run_rtp) <= tolerance, (figures["rtp"], stack.logs("settlement", 80))
+
+    # Every expression of every Grafana panel returns data on this Prometheus.
+    empty = []
+    expressions = list(dashboard_expressions())
+    for where, expr in expressions:
+        result = stack.prometheus("/api/v1/query", query=as_grafana_sends(expr))["result"]
+        if not result:
+            empty.append(f"{where}: {expr}")
+    figures["grafana_expressions"] = len(expressions)
+    assert expressions and not empty, empty
+
+    figures["sigterm"] = await asyncio.to_thread(sigterm_handover, stack)
