@@ -8,7 +8,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 
-.PHONY: install prometheus postgres chromium run serve test test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
+.PHONY: install prometheus postgres chromium run serve test test-containers test-slow chaos lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
 
 install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -32,6 +32,9 @@ serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and
 
 test: install prometheus postgres chromium  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
 	$(UV) run --frozen pytest
+
+test-containers: install prometheus  ## the compose stack up and played in a Docker engine (provisioned as root when none answers)
+	@eval "$$(deploy/docker/engine.sh up)" && $(UV) run --frozen pytest -m containers tests/containers
 
 test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
 	$(UV) run --frozen pytest -m slow
