@@ -48,7 +48,7 @@ async def test_the_audit_command_line_passes_a_sound_deployment_and_fails_a_viol
     admin_file = env_file(tmp_path / "admin.env", kafka.admin.env())
     # Nothing wrong yet: exit 0, from --env-file and --prefix ...
     code, out = await audit(
-        sys.executable, "-m", "holdem.harness.audit", "--env-file", str(admin_file),
+        sys.executable, "-m", "holdem.harness.audit_cli", "--env-file", str(admin_file),
         "--prefix", prefix, env=bare_env(),
     )  # fmt: skip
     assert code == 0, out

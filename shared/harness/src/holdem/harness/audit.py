@@ -382,10 +382,3 @@ def _cards_in(value: Any) -> Iterator[str]:
         elif value.startswith(("{", "[")):
             yield from _cards_in(_json(value))
 
-
-if __name__ == "__main__":  # python -m holdem.harness.audit: the command line (audit_cli)
-    import sys
-
-    from holdem.harness.audit_cli import main
-
-    sys.exit(main())

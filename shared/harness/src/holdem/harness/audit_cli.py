@@ -1,4 +1,4 @@
-"""``holdem audit`` (also ``holdem-audit``, ``python -m holdem.harness.audit``): audit a
+"""``holdem audit`` (also ``holdem-audit``, ``python -m holdem.harness.audit_cli``): audit a
 deployment's topics from the command line; exit 1 on any violation.
 
 Connects as the ``HOLDEM_KAFKA_*`` variables (or ``--env-file``) say, on the topics of
