@@ -18,9 +18,25 @@ from holdem.core.wire.connection import KafkaConnection
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "deploy" / "docker" / "engine.sh"
 STACK = REPO / "deploy" / "docker" / "stack.sh"
-PRINCIPALS = ("broker", "admin", "dealer", "wallet", "settlement", "query", "operator")
+PRINCIPALS = (
+    "broker",
+    "admin",
+    "dealer",
+    "wallet",
+    "settlement",
+    "query",
+    "operator",
+    "backoffice",
+)
 SERVICES = ("dealer", "wallet", "settlement", "query")
-PORTS = ("KAFKA", "PROMETHEUS", "DEALER_METRICS", "WALLET_METRICS", "SETTLEMENT_METRICS")
+PORTS = (
+    "KAFKA",
+    "PROMETHEUS",
+    "DEALER_METRICS",
+    "WALLET_METRICS",
+    "SETTLEMENT_METRICS",
+    "BACKOFFICE",
+)
 UP_TIMEOUT_S = 900  # builds on a cold engine (two shared cores) included
 
 
