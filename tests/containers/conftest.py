@@ -26,7 +26,8 @@ from support.compose import (
 )
 
 
-@pytest.fixture(scope="session")
+# Per module: the stack is down before the next module's (holdem.testing's own stack) comes up.
+@pytest.fixture(scope="module")
 def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
     engine_was_up = engine_answers(env)

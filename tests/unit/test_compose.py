@@ -22,6 +22,7 @@ DOCUMENTED_ENV = {
     "HOLDEM_METRICS_PORT",
     "HOLDEM_PARTITIONS",
     "HOLDEM_DEALER_VAULT_KEY_FILE",
+    "HOLDEM_DEALER_TEST_MODE",
 }
 METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 9104}
 # The back office's containers (ADR 026): one image, three commands; only the projection
