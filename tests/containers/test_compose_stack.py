@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -20,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.compose import REPO, SERVICES, ComposeStack
+from support.compose import REPO, SERVICES, ComposeStack, health, took_all, wait_for
 
 from holdem.client import Operator, Player, Refused
 from holdem.core.contracts import Settled
@@ -141,27 +140,6 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
     return figures
 
 
-def health(stack: ComposeStack, container: str) -> bool:
-    status = stack.docker("inspect", "--format", "{{.State.Health.Status}}", container)
-    return bool(status == "healthy")
-
-
-def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
-    """The container's last "replayed" line if it rebuilt all three partitions after its first
-    one (the services log to stderr and stdout: both are read)."""
-    done = subprocess.run(
-        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
-    )
-    replays = [
-        json.loads(line)
-        for line in (done.stdout + done.stderr).splitlines()
-        if line.startswith("{") and '"replayed"' in line
-    ]
-    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
-        return dict(replays[-1])
-    return None
-
-
 def back_office_statement(stack: ComposeStack, days: list[str]) -> dict[str, int]:
     """The back office's statement of ``days`` summed over its lines, read as its first user
     through the web pages (login form, then each page's JSON)."""
@@ -188,17 +166,6 @@ def main_counter(stack: ComposeStack, name: str) -> float:
         query=f'sum(holdem_{name}_minor_total{{bet=~"ante|call",service="settlement"}})',
     )["result"]
     return float(result[0]["value"][1]) if result else 0.0
-
-
-def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
-    deadline = time.monotonic() + within_s
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {within_s:.0f}s")
-        time.sleep(1)
 
 
 async def test_the_stack_plays_survives_a_killed_wallet_and_is_observed(

@@ -107,6 +107,12 @@ class ComposeStack:
             raise AssertionError(f"docker {' '.join(args)}: {done.stderr[-2000:]}")
         return done.stdout.strip()
 
+    def docker_result(self, *args: str) -> int:
+        """``docker args``'s exit status (its output dropped)."""
+        return subprocess.run(
+            ["docker", *args], env=self.env, capture_output=True, timeout=60
+        ).returncode
+
     def container(self, service: str) -> str:
         return self.compose("ps", "-q", service).strip()
 
@@ -139,3 +145,37 @@ class ComposeStack:
             body = json.loads(response.read())
         assert body["status"] == "success", body
         return body["data"]
+
+
+def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
+    """``check()``'s first truthy value, polled each second (AssertionError past the bound)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {within_s:.0f}s")
+        time.sleep(1)
+
+
+def health(stack: ComposeStack, container: str) -> bool:
+    """True when the container (an id or name) reports healthy."""
+    status = stack.docker("inspect", "--format", "{{.State.Health.Status}}", container)
+    return bool(status == "healthy")
+
+
+def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
+    """The container's last "replayed" line if it rebuilt all three partitions after its first
+    one (the services log to stderr and stdout: both are read)."""
+    done = subprocess.run(
+        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
+    )
+    replays = [
+        json.loads(line)
+        for line in (done.stdout + done.stderr).splitlines()
+        if line.startswith("{") and '"replayed"' in line
+    ]
+    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
+        return dict(replays[-1])
+    return None

@@ -318,8 +318,11 @@ class ServiceLoop:
 
     def healthy(self) -> bool:
         """Ready to decide: the state of every assigned partition rebuilt, still the member of
-        the generation it was rebuilt for (the holdem_ready gauge; a container's health check)."""
-        return self.ready and self.pending is None and self.member()
+        the generation it was rebuilt for, and a broker that answered the last tick's ask for
+        the log's ends (the holdem_ready gauge; a container's health check). A process cut off
+        from the broker still believes itself a member (it learns it was evicted only from the
+        broker), so the unanswered ask is what tells it, and its health check, it cannot decide."""
+        return self.ready and self.pending is None and self.member() and not self._unreachable
 
     def member(self) -> bool:
         """Still the member of the generation this state was rebuilt for, with no rebalance
