@@ -19,7 +19,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.compose import REPO, SERVICES, ComposeStack, health, took_all, wait_for
+from support.compose import (
+    REPO,
+    SERVICES,
+    ComposeStack,
+    second_instance,
+    took_all,
+    wait_for,
+)
 
 from holdem.client import Operator, Player, Refused
 from holdem.core.contracts import Settled
@@ -113,11 +120,8 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
     the second has rebuilt and owns every partition (its "replayed" log line naming all three,
     by the line's own timestamp), and the stopped one's exit status (0: a clean stop). Then the
     first is started again."""
-    second = stack.compose(
-        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", "settlement"
-    ).strip().splitlines()[-1]  # fmt: skip
+    second = second_instance(stack, "settlement")
     try:
-        wait_for("the second settlement instance healthy", lambda: health(stack, second), 300)
         first = stack.container("settlement")
         signalled = datetime.now(UTC)
         started = time.monotonic()

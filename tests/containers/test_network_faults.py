@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from support.compose import ComposeStack, health, took_all, wait_for
+from support.compose import ComposeStack, second_instance, took_all, wait_for
 
 from holdem.client import Operator
 from holdem.core.strategy import basic
@@ -96,11 +96,8 @@ async def test_a_frozen_settlement_is_fenced_when_thawed_and_never_commits_its_b
 ) -> None:
     stack = compose_stack
     first = stack.container("settlement")
-    second = stack.compose(
-        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", "settlement"
-    ).strip().splitlines()[-1]  # fmt: skip
+    second = second_instance(stack, "settlement")
     try:
-        wait_for("the second settlement instance healthy", lambda: health(stack, second), 300)
         restarts = stack.restarts("settlement")
 
         async def freeze(tally: Tally) -> dict[str, Any]:

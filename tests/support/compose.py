@@ -179,3 +179,16 @@ def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
     if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
         return dict(replays[-1])
     return None
+
+
+def second_instance(stack: ComposeStack, service: str) -> str:
+    """A second instance of ``service`` in its group (instance id 1), healthy: its container."""
+    second = stack.compose(
+        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", service
+    ).strip().splitlines()[-1]  # fmt: skip
+    try:
+        wait_for(f"the second {service} instance healthy", lambda: health(stack, second), 300)
+    except BaseException:
+        stack.docker("rm", "--force", second)
+        raise
+    return second
