@@ -46,7 +46,13 @@ def dealer_v2(state: DealerState) -> bytes:
 
 
 def _wire(event: Any) -> str | None:
-    return None if event is None else dump(event).decode()
+    """An event as the old release wrote it: without the fields later versions added (a Dealt
+    v3's and a reveal v2's ``forced``, ADR 030), which it did not have."""
+    if event is None:
+        return None
+    if getattr(event, "forced", None) is False:
+        return orjson.dumps(event.model_dump(mode="json", exclude={"forced"})).decode()
+    return dump(event).decode()
 
 
 def wallet_v3(state: State) -> bytes:
