@@ -24,6 +24,7 @@ from holdem.core.contracts import (
     CallReleased,
     CommandRejected,
     Dealt,
+    DeckForceRejected,
     Deposit,
     EndSession,
     Fold,
@@ -55,7 +56,8 @@ class Refused(Exception):
     """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
 
     def __init__(
-        self, event: BetRejected | CommandRejected | WalletRejected | SessionRejected
+        self,
+        event: BetRejected | CommandRejected | WalletRejected | SessionRejected | DeckForceRejected,
     ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
