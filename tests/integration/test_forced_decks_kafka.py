@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 from support.kafka import Cluster
+from support.stack import Stack
 from support.tables import terms
 
 from holdem.client.operator import Operator
-from holdem.client.player import Player
+from holdem.client.player import Player, Refused
 from holdem.core.cards import Card
-from holdem.core.contracts import Mode
+from holdem.core.contracts import ForceRefusal, Mode
 from holdem.core.deck import verify_commitment
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import check, read_run
@@ -102,3 +103,28 @@ async def test_a_forced_deck_survives_a_kill_is_dealt_once_and_real_money_stops_
     assert forced_violations(mine) == []
     report = check(mine)
     assert report.forced == 1 and report.ok, report.violations
+
+
+async def test_a_production_dealer_refuses_the_sdk_s_force_and_deals_its_deck(
+    kafka: Cluster,
+) -> None:
+    stack = Stack(kafka, Topics.unique("unforced"))  # its dealer: not in test mode
+    await stack.open()
+    try:
+        async with (
+            Operator(kafka.admin, stack.topics) as admin,
+            Operator(kafka.operator, stack.topics) as operator,
+        ):
+            await admin.create_table("fun-prod", terms(mode=Mode.FUN))
+            player = Player(operator, "u-1", table_id="fun-prod", mode=Mode.FUN)
+            await player.grant_fun(100_000)
+            with pytest.raises(Refused) as refused:
+                await operator.force_next_deck(player.player_id, ROYAL)
+            placed = await player.bet(ANTE)
+            dealt = await placed.dealt()
+            await placed.fold()
+    finally:
+        await stack.close()
+
+    assert refused.value.reason is ForceRefusal.TEST_MODE_ONLY
+    assert not dealt.forced

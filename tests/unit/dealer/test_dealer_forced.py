@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
-from support.dealer import GAME, TABLE, VAULT, call, fold
+from support.dealer import GAME, TABLE, VAULT, call, fold, void_round
 from support.deciders import NOW, Decider
 from support.rounds import RoundEvents
 from support.settlement import SETTLEMENT
@@ -238,3 +238,14 @@ def test_bad_cards_are_refused_by_the_model_and_on_the_wire(cards: tuple[str, ..
     with pytest.raises(ContractError) as refused:
         parse("commands", raw)
     assert refused.value.reason is Reason.INVALID
+
+
+def test_a_forced_round_voided_by_the_operator_is_voided_and_its_deck_consumed() -> None:
+    d = dealer()
+    state, _ = d.when(d.given([]), force(ROYAL))
+    state, [_, dealt] = d.when(state, bet("r1"))
+
+    state, out = d.when(state, void_round("r1"), fold_input=False)
+
+    assert dealt.forced and [type(e).__name__ for e in out] == ["Malfunction", "RoundVoided"]
+    assert not state.forced
