@@ -20,9 +20,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
 from holdem.core.contracts import (
+    BetRejected,
     ChangeTable,
     CloseTable,
     Command,
+    CommandRejected,
     ContractError,
     CreateTable,
     DeckForced,
@@ -31,6 +33,7 @@ from holdem.core.contracts import (
     ForceNextDeck,
     Message,
     RoundVoided,
+    SessionRejected,
     Settled,
     TableChanged,
     TableClosed,
@@ -39,6 +42,7 @@ from holdem.core.contracts import (
     TableOpened,
     TableRejected,
     TableTerms,
+    WalletRejected,
     dump,
     parse,
 )
@@ -57,6 +61,18 @@ class TableRefused(Exception):
     """An admin table command the game refused; ``reason`` is the stable code."""
 
     def __init__(self, event: TableRejected) -> None:
+        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
+        self.event = event
+        self.reason = event.reason
+
+
+class Refused(Exception):
+    """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
+
+    def __init__(
+        self,
+        event: BetRejected | CommandRejected | WalletRejected | SessionRejected | DeckForceRejected,
+    ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
         self.reason = event.reason
@@ -278,8 +294,6 @@ class Operator:
         round; the rest of the deck is shuffled as ever, and the round's events say ``forced``.
         Only a dealer in test mode takes it (ADR 030): ``Refused`` (``test_mode_only``)
         otherwise; bad cards never leave here (the model refuses them, a ValidationError)."""
-        from holdem.client.player import Refused  # the player's module imports this one
-
         cmd = ForceNextDeck(
             event_id=new_id(),
             command_id=command_id or new_id(),
