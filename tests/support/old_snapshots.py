@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from holdem.core.contracts import DeckSealed, dump
+from holdem.dealer import snapshot as dealer_snapshot
 from holdem.dealer.state import DealerState, Round, Session
 from holdem.settlement.state import HistoryEntry, RoundState, SettlementState
 from holdem.wallet.state import State
@@ -45,8 +46,23 @@ def dealer_v2(state: DealerState) -> bytes:
     )
 
 
+def dealer_v3(state: DealerState) -> bytes:
+    """The dealer's v3 snapshot: v4 without the forced decks (ADR 030), which it could not say."""
+    document = orjson.loads(dealer_snapshot.dump_state(state))
+    assert not document.pop("forced", None), "a v3 snapshot has no forced deck"
+    for r in document["rounds"]:
+        assert not r.pop("forced", False), "a v3 snapshot has no forced round"
+    return orjson.dumps({**document, "version": 3})
+
+
 def _wire(event: Any) -> str | None:
-    return None if event is None else dump(event).decode()
+    """An event as the old release wrote it: without the fields later versions added (a Dealt
+    v3's and a reveal v2's ``forced``, ADR 030), which it did not have."""
+    if event is None:
+        return None
+    if getattr(event, "forced", None) is False:
+        return orjson.dumps(event.model_dump(mode="json", exclude={"forced"})).decode()
+    return dump(event).decode()
 
 
 def wallet_v3(state: State) -> bytes:

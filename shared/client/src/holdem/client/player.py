@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from holdem.client.commands import command, new_id
-from holdem.client.operator import Operator, StalledError, Watch
+from holdem.client.operator import Operator, Refused, StalledError, Watch
 from holdem.core.contracts import (
     BetPlaced,
     BetRejected,
@@ -49,17 +49,6 @@ from holdem.core.contracts import (
 from holdem.core.contracts.wallet import WalletEvent
 
 __all__ = ["Outcome", "Player", "Refused", "Round", "StalledError", "Voided", "last_movement"]
-
-
-class Refused(Exception):
-    """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
-
-    def __init__(
-        self, event: BetRejected | CommandRejected | WalletRejected | SessionRejected
-    ) -> None:
-        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
-        self.event = event
-        self.reason = event.reason
 
 
 class Voided(Exception):

@@ -432,12 +432,25 @@ class BookTail:
         """Fold every committed record of the book's topics up to their current end."""
         if not self.topics:
             return 0
-        return await self.transport.replay(
+        count = await self.transport.replay(
             self.topics,
             range(self.settings.partitions),
             self.processor.fold_book,
             timeout_s=REPLAY_TIMEOUT_S,
         )
+        self.check()
+        return count
+
+    def check(self) -> None:
+        """The service's ``check_book`` on the book as it now is; what it raises is fatal."""
+        check = self.processor.spec.check_book
+        if check is None:
+            return
+        try:
+            check()
+        except Exception as error:
+            self.fatal(error)
+            raise
 
     async def start(self) -> None:
         """The book read to its end before the service decides anything, then followed."""
@@ -463,6 +476,8 @@ class BookTail:
                                 self.processor.fold_book(
                                     tp.topic, record.value, record.key, tp.partition
                                 )
+                    if batch:
+                        self.check()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a book that stops following would decide on stale terms

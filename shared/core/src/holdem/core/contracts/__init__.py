@@ -31,6 +31,7 @@ from holdem.core.contracts.commands import (
     VoidRound,
     Withdraw,
 )
+from holdem.core.contracts.forced import DeckForced, DeckForceRejected, ForceNextDeck, ForceRefusal
 from holdem.core.contracts.queries import (
     BalanceQuery,
     BalanceReply,
@@ -117,7 +118,8 @@ AnyCommand: TypeAlias = Annotated[
     | Rebet
     | GrantFun
     | ResetFun
-    | EndSession,
+    | EndSession
+    | ForceNextDeck,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -138,7 +140,9 @@ RoundMessage: TypeAlias = Annotated[
     | CommandRejected
     | SessionStarted
     | SessionEnded
-    | SessionRejected,
+    | SessionRejected
+    | DeckForced
+    | DeckForceRejected,
     Field(discriminator="type"),
 ]
 WalletMessage: TypeAlias = Annotated[
@@ -168,7 +172,8 @@ SeamlessReplyMessage: TypeAlias = Annotated[
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
     for model in (
-        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession
+        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
+        ForceNextDeck,
     )
 )  # fmt: skip
 ADMIN_TYPES: frozenset[str] = frozenset(
@@ -185,7 +190,7 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
     "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun),
-    "dealer": _types(Call, Fold, VoidRound, EndSession),
+    "dealer": _types(Call, Fold, VoidRound, EndSession, ForceNextDeck),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
 AnyQuery: TypeAlias = Annotated[
@@ -218,6 +223,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
     CommandRejected, DeckSealed,
     EndSession, SessionStarted, SessionEnded, SessionRejected,
+    ForceNextDeck, DeckForced, DeckForceRejected,
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
@@ -300,12 +306,16 @@ __all__ = [
     "ContractError",
     "CreateTable",
     "Dealt",
+    "DeckForceRejected",
+    "DeckForced",
     "DeckSealed",
     "Deposit",
     "EndSession",
     "Envelope",
     "Fold",
     "Folded",
+    "ForceNextDeck",
+    "ForceRefusal",
     "FundsDeposited",
     "FundsWithdrawn",
     "GrantFun",
