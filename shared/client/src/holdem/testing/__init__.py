@@ -23,17 +23,18 @@ import secrets
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from testcontainers.compose import DockerCompose
 
 from holdem.client import Operator
+from holdem.core.contracts import DeckForced, Mode, TableOpened, TableTerms
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
 
-__all__ = ["PRINCIPALS", "Stack", "StackError", "holdem_stack"]
+__all__ = ["PRINCIPALS", "Stack", "StackError", "holdem_stack", "play_money_terms"]
 
 # The principals docker-compose.yml formats into the broker, each with its own password here.
 PRINCIPALS = (
@@ -85,9 +86,40 @@ class Stack:
         """An SDK ``Operator`` connected as the operator principal (``async with``)."""
         return Operator(self.connection("operator"), Topics())
 
+    def admin(self) -> Operator:
+        """An SDK ``Operator`` connected as admin: the table book's commands are its."""
+        return Operator(self.connection("admin"), Topics())
+
+    async def open_play_money_table(self, table_id: str, **changes: object) -> TableOpened:
+        """A play-money table (``play_money_terms`` with ``changes``): forced decks play there."""
+        async with self.admin() as admin:
+            return await admin.create_table(table_id, play_money_terms(**changes))
+
+    async def force_next_deck(self, player_id: str, cards: Sequence[str]) -> DeckForced:
+        """The first ``cards`` of the player's next play-money round (a dealer in test mode,
+        ADR 030: the deck's deal order is the player's two, the dealer's two, the flop, the
+        turn, the river); ``Refused`` from a dealer not in test mode."""
+        async with self.operator() as operator:
+            return await operator.force_next_deck(player_id, cards)
+
     def logs(self, service: str) -> str:
         out, err = self.compose.get_logs(service)
         return out + err
+
+
+def play_money_terms(**changes: object) -> TableTerms:
+    """Play-money terms for a test table of the stack's operator (``default``): EUR, antes of
+    1.00 to 1,000.00 in chips of 1, 5, 25 and 100, an AA Bonus up to 500.00."""
+    terms = {
+        "operator_id": "default",
+        "currency": "EUR",
+        "ante_min": 100,
+        "ante_max": 100_000,
+        "bonus_max": 50_000,
+        "chips": (100, 500, 2_500, 10_000),
+        "mode": Mode.FUN,
+    }
+    return TableTerms.model_validate({**terms, **changes})
 
 
 def _free_ports(count: int) -> list[int]:
@@ -137,12 +169,14 @@ def _project_dir(given: str | os.PathLike[str] | None) -> Path:
 
 @contextlib.contextmanager
 def holdem_stack(
-    project_dir: str | os.PathLike[str] | None = None, *, dealer_test_mode: bool = False
+    project_dir: str | os.PathLike[str] | None = None, *, dealer_test_mode: bool = True
 ) -> Iterator[Stack]:
     """The stack up (``docker compose up --build --wait``) for the block, then down with its
     volumes and images. ``project_dir``: the release's folder (default ``HOLDEM_STACK_DIR``, else
     the nearest folder above the working directory with a docker-compose.yml).
-    ``dealer_test_mode``: the dealer runs in its explicit test mode (ADR 030)."""
+    ``dealer_test_mode`` (default): the dealer runs in its explicit test mode (ADR 030): it
+    takes ``force_next_deck`` for play-money rounds, and stops if a real-money table is opened;
+    rounds at the default table (no table id) are dealt as ever, never from a forced deck."""
     where = _project_dir(project_dir)
     project = f"holdemtest{secrets.token_hex(4)}"
     with tempfile.TemporaryDirectory(prefix=f"{project}-") as tmp:
