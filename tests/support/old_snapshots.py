@@ -1,6 +1,7 @@
 """The snapshot encoders as they were before the codecs were derived from the state types
-(commit cb0c72b: dealer v2, wallet v3, settlement v1), kept to write the snapshots a service
-of that release left on its snapshot topic, which today's ``load_state`` must still read."""
+(commit cb0c72b: dealer v2, wallet v3, settlement v1) and before promotions (commit bb74a0b:
+wallet v4), kept to write the snapshots a service of that release left on its snapshot topic,
+which today's ``load_state`` must still read."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import orjson
 from holdem.core.contracts import DeckSealed, dump
 from holdem.dealer.state import DealerState, Round, Session
 from holdem.settlement.state import HistoryEntry, RoundState, SettlementState
+from holdem.wallet import snapshot as wallet_snapshot
 from holdem.wallet.state import State
 
 STAKE = ("player_id", "currency", "mode", "ante", "aa_bonus", "call_hold", "call", "status",
@@ -86,6 +88,17 @@ def wallet_v3(state: State) -> bytes:
             },
         }
     )
+
+
+def wallet_v4(state: State) -> bytes:
+    """The wallet snapshot of the release before promotions (v4, commit bb74a0b): the v5
+    document without the promotion account and campaigns, a stake row without its campaign."""
+    assert not state.campaigns and not state.promo, "v4 could not hold promotions"
+    document = orjson.loads(wallet_snapshot.dump_state(state))
+    del document["promo"], document["campaigns"]
+    document["version"] = 4
+    document["rounds"] = {k: row[: len(STAKE)] for k, row in document["rounds"].items()}
+    return orjson.dumps(document)
 
 
 def settlement_v1(state: SettlementState) -> bytes:

@@ -2,8 +2,9 @@
 its previous release wrote starts from those snapshots, not from a full replay.
 
 The fixtures are snapshots written by the codecs of commit cb0c72b (dealer v2, wallet v3,
-settlement v1, query v2: tests/fixtures/snapshots); ``support.old_snapshots`` keeps those
-encoders, so random states are written in the old format too."""
+settlement v1, query v2: tests/fixtures/snapshots) and of commit bb74a0b (wallet v4);
+``support.old_snapshots`` keeps those encoders, so random states are written in the old format
+too."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "snapshots"
 OLD: list[tuple[ModuleType, str, Any]] = [
     (dealer_snapshot, "dealer-v2.json", old_snapshots.dealer_v2),
     (wallet_snapshot, "wallet-v3.json", old_snapshots.wallet_v3),
+    (wallet_snapshot, "wallet-v4.json", old_snapshots.wallet_v4),
     (settlement_snapshot, "settlement-v1.json", old_snapshots.settlement_v1),
 ]
 
@@ -93,3 +95,4 @@ def test_wallet_states_written_in_the_old_format_load_equal(steps: list[Any]) ->
     state, _ = run(steps)
 
     assert wallet_snapshot.load_state(old_snapshots.wallet_v3(state)) == state
+    assert wallet_snapshot.load_state(old_snapshots.wallet_v4(state)) == state

@@ -27,6 +27,7 @@ from holdem.runtime.transport import Transport
 from holdem.wallet import snapshot
 from holdem.wallet.admission import DefaultTable, Tables
 from holdem.wallet.decide import bind
+from holdem.wallet.promotions import expire_campaigns
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.settings import WalletSettings
@@ -74,6 +75,7 @@ def wallet_spec(table: DefaultTable, book: TableBook | None = None) -> Spec[Stat
         commands=OWNED_COMMANDS,
         # The design makes the wallet the one that reports commands nobody owns (unknown types).
         rejects_unreadable=frozenset({"commands", "admin"}),
+        tick=expire_campaigns,  # free-hand campaigns past their expiry (ADR 029)
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
         snapshot=SNAPSHOT,

@@ -1,7 +1,7 @@
 """The wallet in transfer mode: the money is ours. Bets (admitted and staked at once),
 deposits and withdrawals, fun-money grants and resets, and the money side of each round
-(``rounds``); the admin's table commands (``tables``). What seamless mode shares with it is in
-``admission`` and ``idempotency``."""
+(``rounds``); the admin's table commands (``tables``); promotions (``promotions``). What
+seamless mode shares with it is in ``admission`` and ``idempotency``."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ from holdem.wallet.admission import (
 )
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.promotions import PROMO_HANDLERS
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.state import State
 from holdem.wallet.tables import decide_table
@@ -178,4 +179,5 @@ _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     Withdraw: _withdraw,
     GrantFun: _fun_grant,
     ResetFun: _fun_reset,
+    **PROMO_HANDLERS,  # promotional credits and free-hand campaigns (ADR 029)
 }

@@ -15,12 +15,15 @@ from datetime import timedelta
 
 from holdem.core.contracts import (
     CallReleased,
+    CreditPromo,
     Deposit,
     Envelope,
+    GrantFreeHands,
     Message,
     OperatorRefusal,
     PayoutCredited,
     PlaceBet,
+    PlayFreeHand,
     Reason,
     Rebet,
     RoundVoided,
@@ -60,6 +63,7 @@ from holdem.wallet.admission import (
 from holdem.wallet.decide import decide
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.promotions import not_in_seamless
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
     Bridge,
@@ -123,6 +127,8 @@ def bind_seamless(
             return list(_place_bet(state, message, ctx, tables, timing))
         if isinstance(message, Deposit | Withdraw):
             return list(_no_transfers(state, message, ctx))
+        if isinstance(message, CreditPromo | GrantFreeHands | PlayFreeHand):
+            return list(not_in_seamless(state, message, ctx))
         if isinstance(message, SeamlessReply):
             return list(_on_reply(state, message, ctx))
         events = decide(state, message, ctx, tables=tables)

@@ -381,4 +381,3 @@ def _cards_in(value: Any) -> Iterator[str]:
             yield value
         elif value.startswith(("{", "[")):
             yield from _cards_in(_json(value))
-

@@ -31,6 +31,24 @@ from holdem.core.contracts.commands import (
     VoidRound,
     Withdraw,
 )
+from holdem.core.contracts.promotions import (
+    CAMPAIGN_EVENTS,
+    PROMO_COMMANDS,
+    PROMO_MOVES,
+    CampaignEvent,
+    CancelFreeHands,
+    CreditPromo,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    FreeStakeRefunded,
+    FreeStakeTaken,
+    GrantFreeHands,
+    PlayFreeHand,
+    PromoCredited,
+    PromoReason,
+    PromoRejected,
+)
 from holdem.core.contracts.queries import (
     BalanceQuery,
     BalanceReply,
@@ -117,7 +135,12 @@ AnyCommand: TypeAlias = Annotated[
     | Rebet
     | GrantFun
     | ResetFun
-    | EndSession,
+    | EndSession
+    # Promotions (ADR 029)
+    | CreditPromo
+    | GrantFreeHands
+    | CancelFreeHands
+    | PlayFreeHand,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -158,19 +181,26 @@ WalletMessage: TypeAlias = Annotated[
     | DebitRequested
     | CreditRequested
     | RollbackRequested
-    | ReplyRefused,
+    | ReplyRefused
+    # Promotions (ADR 029): promotion money and free-hand campaigns.
+    | PromoCredited
+    | FreeStakeTaken
+    | FreeStakeRefunded
+    | FreeHandsGranted
+    | FreeHandsCancelled
+    | FreeHandsExpired
+    | PromoRejected,
     Field(discriminator="type"),
 ]
 # The operator's wallet's answers (ADR 015).
 SeamlessReplyMessage: TypeAlias = Annotated[
     Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
 ]
-COMMAND_TYPES: frozenset[str] = frozenset(
-    model.model_fields["type"].default
-    for model in (
-        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession
-    )
+_COMMANDS: tuple[type[Command], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
+    *PROMO_COMMANDS,
 )  # fmt: skip
+COMMAND_TYPES: frozenset[str] = frozenset(model.model_fields["type"].default for model in _COMMANDS)
 ADMIN_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
@@ -184,7 +214,7 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun),
+    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun, *PROMO_COMMANDS),
     "dealer": _types(Call, Fold, VoidRound, EndSession),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
@@ -225,6 +255,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
     *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
     CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
+    *PROMO_COMMANDS, *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,
 )  # fmt: skip
 
 
@@ -276,9 +307,12 @@ __all__ = [
     "ADAPTERS",
     "ADMIN_TYPES",
     "ALL_MODELS",
+    "CAMPAIGN_EVENTS",
     "COMMAND_OWNERS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
+    "PROMO_COMMANDS",
+    "PROMO_MOVES",
     "UNIONS",
     "AdminCommand",
     "AnyCommand",
@@ -293,12 +327,15 @@ __all__ = [
     "CallHeld",
     "CallReleased",
     "Called",
+    "CampaignEvent",
+    "CancelFreeHands",
     "ChangeTable",
     "CloseTable",
     "Command",
     "CommandRejected",
     "ContractError",
     "CreateTable",
+    "CreditPromo",
     "Dealt",
     "DeckSealed",
     "Deposit",
@@ -306,8 +343,14 @@ __all__ = [
     "Envelope",
     "Fold",
     "Folded",
+    "FreeHandsCancelled",
+    "FreeHandsExpired",
+    "FreeHandsGranted",
+    "FreeStakeRefunded",
+    "FreeStakeTaken",
     "FundsDeposited",
     "FundsWithdrawn",
+    "GrantFreeHands",
     "GrantFun",
     "HistoryQuery",
     "HistoryReply",
@@ -320,6 +363,10 @@ __all__ = [
     "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
+    "PlayFreeHand",
+    "PromoCredited",
+    "PromoReason",
+    "PromoRejected",
     "QueryReason",
     "QueryRefused",
     "Reason",
