@@ -23,6 +23,7 @@ from holdem.core.contracts import (
     Rebet,
     StakeTaken,
 )
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.errors import BetBelowMinimumError, NotChipsError
 from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
@@ -46,10 +47,12 @@ class DefaultTable:
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """Where the wallet finds a bet's table: the default one (v1) and the book (v2, Rebet)."""
+    """Where the wallet finds a bet's table: the default one (v1) and the book (v2, Rebet);
+    and the currencies a table may play in (ISO 4217 and the configured ones, ADR 029)."""
 
     default: DefaultTable
     book: TableBook
+    currencies: Currencies = CURRENCIES
 
 
 class Refusal(Exception):

@@ -24,6 +24,7 @@ from holdem.core.contracts import (
     Withdraw,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.table_book import TableBook
 from holdem.wallet.admission import (
@@ -48,7 +49,7 @@ MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could 
 def decide(state: State, message: Envelope, ctx: Context, *, tables: Tables) -> list[Envelope]:
     """The events the wallet publishes in answer to one command or round event (others: [])."""
     if isinstance(message, TableCommand):
-        return decide_table(tables.book, message, ctx)
+        return decide_table(tables.book, message, ctx, tables.currencies)
     if not isinstance(message, Message):
         return []
     command_handler = _COMMAND_HANDLERS.get(type(message))
@@ -59,10 +60,11 @@ def decide(state: State, message: Envelope, ctx: Context, *, tables: Tables) -> 
 
 
 def bind(
-    table: DefaultTable, book: TableBook | None = None
+    table: DefaultTable, book: TableBook | None = None, currencies: Currencies = CURRENCIES
 ) -> Callable[[State, Envelope, Context], list[Envelope]]:
-    """``decide`` for a default table and a table book, in the shape the runtime calls."""
-    tables = Tables(table, TableBook() if book is None else book)
+    """``decide`` for a default table, a table book and the currency table, in the shape the
+    runtime calls."""
+    tables = Tables(table, TableBook() if book is None else book, currencies)
 
     def decide_for_tables(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
         return decide(state, message, ctx, tables=tables)

@@ -90,6 +90,8 @@ def _guarded(
 def credit_promo(state: State, command: CreditPromo, ctx: Context, tables: Tables) -> list[Message]:
     """Promotion money to the player's real balance, outside any round."""
     key = (command.player_id, command.currency, Mode.REAL)
+    if not tables.currencies.known(command.currency):
+        raise PromoRefusal(Reason.UNSUPPORTED_CURRENCY, f"no currency {command.currency}")
     if state.account(key).available + command.amount > MAX_BALANCE:
         raise PromoRefusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
     credit = Ledger(state, key, ctx).move(

@@ -18,6 +18,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from holdem.client import promotions
 from holdem.client.commands import new_id, partition_for
 from holdem.core.contracts import (
     ChangeTable,
@@ -285,6 +286,14 @@ class Operator:
         they have none. Reads the player's wallet partition from its start: fine for a table,
         too slow for a lobby (``holdem.client.queries.QueryClient.balance`` asks the query
         service)."""
+        found: int | None = None
+        for event in await self.wallet_log(player_id):
+            if isinstance(event, WalletEvent) and event.currency == currency:
+                found = event.available
+        return found
+
+    async def wallet_log(self, player_id: str) -> list[Message]:
+        """Every committed wallet record of the player, read from his partition's start."""
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
@@ -293,16 +302,23 @@ class Operator:
             reader.assign([tp])
             end = (await reader.end_offsets([tp]))[tp]
             reader.seek(tp, (await reader.beginning_offsets([tp]))[tp])
-            found: int | None = None
+            found: list[Message] = []
             while await reader.position(tp) < end:
                 for record in (await reader.getmany(tp, timeout_ms=200)).get(tp, []):
                     event = _parse("wallet", record.value)
-                    mine = isinstance(event, WalletEvent) and event.player_id == player_id
-                    if mine and event.currency == currency:
-                        found = event.available
+                    if isinstance(event, Message) and event.player_id == player_id:
+                        found.append(event)
             return found
         finally:
             await reader.stop()
+
+    # Promotions (ADR 029): ``operator.grant_free_hands(players, table_id=..., hands=...,
+    # ante=..., expires_at=..., campaign_id=...)``, ``operator.credit_promo(player_id, amount,
+    # campaign_id=..., reason=...)``, ``operator.cancel_free_hands(player_id, campaign_id)``;
+    # see holdem.client.promotions.
+    grant_free_hands = promotions.grant_free_hands
+    credit_promo = promotions.credit_promo
+    cancel_free_hands = promotions.cancel_free_hands
 
     async def _route(self) -> None:
         assert self._consumer is not None
