@@ -1,7 +1,8 @@
 """Promotions and currencies on a real broker, the three services and the query service through
 the SDK (ADR 029): a promotional credit sent twice credits once; a campaign of 5 free hands
-played to its end, one cancelled mid-way, one expired, each paying what the ADR says; a JPY and
-a BHD table played through, their summaries in their own units; the audit clean after each."""
+played to its end, one cancelled mid-way, one expired, each paying what the ADR says; a free
+hand in seamless mode, whose operator wallet is asked for the call alone; a JPY and a BHD table
+played through, their summaries in their own units; the audit clean after each."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from support.kafka import Cluster
 from support.rounds import SALT, deck_for
+from support.seamless_stack import bridge
 from support.stack import WAIT_S, Stack, running_stack
 from support.tables import terms
 
@@ -21,6 +23,7 @@ from holdem.client.commands import command
 from holdem.client.operator import Operator, TableRefused
 from holdem.client.player import Player, PromoRefused, Refused
 from holdem.client.queries import QueryClient
+from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import (
     CreditPromo,
     FreeHandsExpired,
@@ -224,3 +227,31 @@ async def test_a_jpy_and_a_bhd_table_play_through_in_their_own_units(
     assert outcome.balance == 1_000_000 + ante + 7 * bonus  # ante 1 to 1, bonus 7 to 1, push
     assert summary.splitlines()[0].endswith(currency) and line in summary.splitlines()[-1]
     assert unknown.value.reason is Reason.UNSUPPORTED_CURRENCY
+
+
+async def test_a_seamless_free_hand_asks_the_operator_for_the_call_alone_and_names_the_campaign(
+    kafka: Cluster,
+) -> None:
+    run = uuid.uuid4().hex[:6]
+    table, name = f"sfree-{run}", f"sf-{run}"
+    wallet = OperatorWallet(opening=10_000)
+    async with (
+        bridge(kafka, FaultyOperator(wallet, Faults())) as seamless,
+        Operator(kafka.admin, seamless.topics) as admin,
+        Operator(kafka.operator, seamless.topics) as operator,
+    ):
+        await admin.create_table(table, terms(decision_timeout_s=300))
+        later = datetime.now(UTC) + timedelta(hours=1)
+        await operator.grant_free_hands(
+            name, table_id=table, hands=2, ante=ANTE, aa_bonus=BONUS, expires_at=later,
+            campaign_id="vip",
+        )  # fmt: skip
+        seamless.decks.push(WIN, SALT)
+        settled, payout = await free_hand(seamless, Player(operator, name, table_id=table), "vip")
+        credit = await seamless.event(name, "seamless.credit_requested", settled.round_id)
+        await seamless.assert_sound(name)
+
+    debit = next(m for m in seamless.events(name, "wallet") if m.type.endswith("debit_requested"))
+    assert (debit.amount, debit.campaign_id) == (2 * ANTE, "vip")  # no debit for the free part
+    assert (payout.amount, credit.amount, credit.campaign_id) == (6_500, 6_500, "vip")
+    assert wallet.balance(name, "EUR") == 10_000 - 2 * ANTE + 6_500

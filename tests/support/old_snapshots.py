@@ -48,7 +48,16 @@ def dealer_v2(state: DealerState) -> bytes:
 
 
 def _wire(event: Any) -> str | None:
-    return None if event is None else dump(event).decode()
+    return None if event is None else orjson.dumps(_before_promotions(event)).decode()
+
+
+def _before_promotions(event: Any) -> Any:
+    """A record as the release before ADR 029 wrote it: no ``campaign_id`` (its contracts had
+    none; a record that has one is a free hand's, which that release could not hold)."""
+    body = orjson.loads(dump(event)) if not isinstance(event, dict) else dict(event)
+    if body is not None and body.get("campaign_id", "absent") is None:
+        del body["campaign_id"]
+    return body
 
 
 def wallet_v3(state: State) -> bytes:
@@ -98,6 +107,13 @@ def wallet_v4(state: State) -> bytes:
     del document["promo"], document["campaigns"]
     document["version"] = 4
     document["rounds"] = {k: row[: len(STAKE)] for k, row in document["rounds"].items()}
+    for bridge in document["bridges"].values():
+        bridge["debit"] = _before_promotions(bridge["debit"])
+        if bridge["request"] is not None:
+            bridge["request"] = _before_promotions(bridge["request"])
+    for _, evidence in document["evidence"]:
+        if evidence["reveal"] is not None:
+            evidence["reveal"] = _before_promotions(evidence["reveal"])
     return orjson.dumps(document)
 
 

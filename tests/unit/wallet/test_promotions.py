@@ -9,8 +9,9 @@ import pytest
 from support.deciders import NOW, Decider
 from support.promotions import Promoted, cancel, credit_promo, grant, play
 from support.rounds import RoundEvents, deck_for
-from support.seamless import DECIDE
-from support.wallet import deposit
+from support.seamless import DECIDE, TIMING, Bridged, settled_for
+from support.tables import table_event
+from support.wallet import TABLE, deposit
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -29,9 +30,13 @@ from holdem.core.contracts import (
     Reason,
     RoundVoided,
     StakesRefunded,
+    TableOpened,
 )
+from holdem.core.contracts.seamless import CreditRequested, DebitRequested, RollbackRequested
+from holdem.core.table_book import TableBook
 from holdem.wallet import snapshot
-from holdem.wallet.seamless import evolve_seamless
+from holdem.wallet.admission import Tables
+from holdem.wallet.seamless import bind_seamless, evolve_seamless
 from holdem.wallet.state import State, initial_state
 
 ANTE, BONUS = 1_000, 500
@@ -288,14 +293,76 @@ def test_campaigns_and_the_promotion_account_survive_a_snapshot() -> None:
     assert isinstance(next(e for e in p.log if isinstance(e, FreeHandsGranted)), FreeHandsGranted)
 
 
-def test_the_seamless_wallet_refuses_promotions_it_cannot_pay_once_per_command() -> None:
+def test_the_seamless_wallet_refuses_promotional_credits_once_per_command() -> None:
     seamless = Decider[State](initial_state, evolve_seamless, DECIDE)
-    state = seamless.initial_state()
     credit = credit_promo(500, command_id="k1")
 
-    for command in (credit, grant(), play("r1")):
-        state, events = seamless.when(state, command, fold_input=False)
-        assert reasons(events) == [PromoReason.NOT_SUPPORTED]
+    state, events = seamless.when(seamless.initial_state(), credit, fold_input=False)
     state, resent = seamless.when(state, credit, fold_input=False)
 
-    assert resent == [] and not state.campaigns and not state.promo
+    assert reasons(events) == [PromoReason.NOT_SUPPORTED]
+    assert resent == [] and not state.promo
+
+
+def seamless_at_table() -> Bridged:
+    book = TableBook()
+    book.evolve(table_event(TableOpened, 1))
+    bridged = Bridged(decide=bind_seamless(Tables(TABLE, book), TIMING))
+    bridged.fund("p1", 10_000)
+    bridged.handle(grant(hands=2))
+    return bridged
+
+
+def test_a_seamless_free_hand_debits_the_call_alone_and_credits_the_winnings() -> None:
+    b = seamless_at_table()
+
+    [debit] = b.handle(play("r1"))
+    placed = b.deliver()
+    game = RoundEvents(round_id="r1", ante=ANTE, aa_bonus=BONUS)
+    b.play(game)
+    b.deliver()
+
+    assert isinstance(debit, DebitRequested)
+    assert (debit.amount, debit.call_hold, debit.campaign_id) == (2 * ANTE, 2 * ANTE, "c1")
+    assert [type(e).__name__ for e in placed] == [
+        "SeamlessDebited",
+        "BetPlaced",
+        "FreeStakeTaken",
+        "CallHeld",
+    ]
+    [credit] = b.of(CreditRequested)
+    assert (credit.amount, credit.campaign_id) == (6_500, "c1")  # winnings 4 500 + the call
+    # the operator's books: 10 000 - 2 000 (the call) + 6 500
+    assert b.operator.wallet.balance("p1", "EUR") == 14_500
+    assert b.state.campaigns["p1"]["c1"].remaining == 1
+    assert b.violations() == []
+    rounds = [game.dealt(), game.called(), settled_for(game, "call")]
+    assert Promoted(log=[table_event(TableOpened, 1), *b.published, *rounds]).audit() == []
+
+
+def test_a_voided_seamless_free_hand_rolls_the_call_back_and_gives_the_hand_back() -> None:
+    b = seamless_at_table()
+    b.handle(play("r1"))
+    b.deliver()
+
+    b.void("r1")
+    b.deliver()
+
+    [rollback] = b.of(RollbackRequested)
+    assert (rollback.amount, rollback.campaign_id) == (2 * ANTE, "c1")
+    assert b.operator.wallet.balance("p1", "EUR") == 10_000
+    assert b.state.campaigns["p1"]["c1"].remaining == 2
+    assert b.violations() == []
+
+
+def test_a_seamless_free_hand_the_operator_refuses_starts_no_round() -> None:
+    b = seamless_at_table()
+    b.fund("p1", 1_999)  # less than the call
+
+    b.handle(play("r1", command_id="f1"))
+    refused = b.deliver()
+    resent = b.handle(play("r1", command_id="f1"))
+
+    assert [e.type for e in refused] == ["round.bet_rejected", "wallet.rejected"]
+    assert refused[0].reason is Reason.INSUFFICIENT_FUNDS and resent == []
+    assert b.state.campaigns["p1"]["c1"].remaining == 2 and not b.of(FreeStakeTaken)

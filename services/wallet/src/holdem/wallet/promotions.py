@@ -1,5 +1,6 @@
-"""Promotions in transfer mode (ADR 029): promotional credits, free-hand campaigns granted,
-cancelled, played and expired. The promotion account pays; every movement names its campaign."""
+"""Promotions (ADR 029): promotional credits, free-hand campaigns granted, cancelled, played and
+expired. The promotion account pays; every movement names its campaign. Seamless mode shares
+the campaigns and a free hand's stakes (``free_hand_of``, ``free_stakes``), not the credits."""
 
 from __future__ import annotations
 
@@ -183,10 +184,11 @@ def cancel(state: State, command: CancelFreeHands, ctx: Context, tables: Tables)
     return [cancelled]
 
 
-@_guarded
-def play(state: State, command: PlayFreeHand, ctx: Context, tables: Tables) -> list[Message]:
-    """A round with the campaign's bets: the promotion pays ante and bonus to the house, the
-    player's call (2 × ante) is held from his own balance as for any bet."""
+def free_hand_of(
+    state: State, command: PlayFreeHand, ctx: Context, tables: Tables
+) -> tuple[Campaign, Terms]:
+    """The campaign and the table terms a free hand is played under, or the refusal saying why
+    it cannot start (both modes; the funds for the call are checked by the caller)."""
     campaign = _running(state, command, ctx)
     if campaign.remaining == 0:
         played = f"{campaign.hands} of {campaign.hands} played"
@@ -200,30 +202,52 @@ def play(state: State, command: PlayFreeHand, ctx: Context, tables: Tables) -> l
     open_round = state.open_rounds.get(player_id)
     if open_round is not None:
         raise PromoRefusal(Reason.ROUND_IN_PROGRESS, f"round {open_round} awaits its decision")
+    return campaign, Terms(campaign.currency, Mode.REAL, table.limits, table_terms(table))
+
+
+def free_stakes(
+    command: PlayFreeHand,
+    ctx: Context,
+    bets: AdjustedBets,
+    terms: Terms,
+    digest: str,
+    ledger: Ledger,
+) -> list[Message]:
+    """BetPlaced, FreeStakeTaken (the promotion pays ante and bonus to the house) and CallHeld
+    (the player's call, 2 × ante, from his balance), each naming the campaign; ``digest``: the
+    command's fingerprint, ``ledger``: the balances (seamless: after the operator's debit)."""
+    round_id, campaign_id = command.round_id, command.campaign_id
+    placed = bet_placed(command, ctx, bets, terms, (bets.ante, bets.aa_bonus))
+    stake = ledger.move(
+        FreeStakeTaken,
+        f"stake:{round_id}",
+        bets.ante + bets.aa_bonus,
+        round_id,
+        command_id=command.command_id,
+        fingerprint=digest,
+        campaign_id=campaign_id,
+        ante=bets.ante,
+        aa_bonus=bets.aa_bonus,
+    )
+    hold = ledger.move(
+        CallHeld, f"hold:{round_id}", placed.call_hold, round_id, campaign_id=campaign_id
+    )
+    return [placed, stake, hold]
+
+
+@_guarded
+def play(state: State, command: PlayFreeHand, ctx: Context, tables: Tables) -> list[Message]:
+    """A round with the campaign's bets: the promotion pays ante and bonus to the house, the
+    player's call (2 × ante) is held from his own balance as for any bet."""
+    campaign, terms = free_hand_of(state, command, ctx, tables)
     call_hold = CALL_MULTIPLE * campaign.ante
-    ledger = Ledger(state, (player_id, campaign.currency, Mode.REAL), ctx)
+    ledger = Ledger(state, (command.player_id, campaign.currency, Mode.REAL), ctx)
     if ledger.available < call_hold:
         raise PromoRefusal(
             Reason.INSUFFICIENT_FUNDS, f"the call needs {call_hold}, available {ledger.available}"
         )
     bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
-    terms = Terms(campaign.currency, Mode.REAL, table.limits, table_terms(table))
-    placed = bet_placed(command, ctx, bets, terms, (campaign.ante, campaign.aa_bonus))
-    stake = ledger.move(
-        FreeStakeTaken,
-        f"stake:{round_id}",
-        campaign.ante + campaign.aa_bonus,
-        round_id,
-        command_id=command.command_id,
-        fingerprint=fingerprint(command),
-        campaign_id=campaign.campaign_id,
-        ante=campaign.ante,
-        aa_bonus=campaign.aa_bonus,
-    )
-    hold = ledger.move(
-        CallHeld, f"hold:{round_id}", call_hold, round_id, campaign_id=campaign.campaign_id
-    )
-    return [placed, stake, hold]
+    return free_stakes(command, ctx, bets, terms, fingerprint(command), ledger)
 
 
 def expire_campaigns(state: State, ctx: Context) -> list[Message]:

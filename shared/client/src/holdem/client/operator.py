@@ -18,8 +18,10 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from holdem.client import promotions
 from holdem.client.commands import new_id, partition_for
+from holdem.client.promotions import cancel_free_hands as _cancel_free_hands
+from holdem.client.promotions import credit_promo as _credit_promo
+from holdem.client.promotions import grant_free_hands as _grant_free_hands
 from holdem.core.contracts import (
     ChangeTable,
     CloseTable,
@@ -316,9 +318,9 @@ class Operator:
     # ante=..., expires_at=..., campaign_id=...)``, ``operator.credit_promo(player_id, amount,
     # campaign_id=..., reason=...)``, ``operator.cancel_free_hands(player_id, campaign_id)``;
     # see holdem.client.promotions.
-    grant_free_hands = promotions.grant_free_hands
-    credit_promo = promotions.credit_promo
-    cancel_free_hands = promotions.cancel_free_hands
+    grant_free_hands = _grant_free_hands
+    credit_promo = _credit_promo
+    cancel_free_hands = _cancel_free_hands
 
     async def _route(self) -> None:
         assert self._consumer is not None

@@ -36,7 +36,7 @@ class PromoReason(StrEnum):
     CAMPAIGN_CANCELLED = "campaign_cancelled"
     NO_FREE_HANDS = "no_free_hands"  # every hand of the campaign was played
     TOO_MANY_CAMPAIGNS = "too_many_campaigns"  # the player's open campaigns are at their bound
-    NOT_SUPPORTED = "not_supported"  # e.g. free hands in seamless mode (ADR 029)
+    NOT_SUPPORTED = "not_supported"  # a promotional credit in seamless mode (ADR 029)
 
 
 class CreditPromo(Command):
