@@ -104,13 +104,15 @@ async def test_free_hand_campaigns_and_promotional_credits_pay_what_the_rules_sa
             [alice, bob], table_id=table, hands=5, ante=ANTE, aa_bonus=BONUS,
             expires_at=later, campaign_id="welcome",
         )  # fmt: skip
-        soon = datetime.now(UTC) + timedelta(seconds=8)
+        # Carol's campaign runs 20 s: she plays one hand at once, the rest expire.
+        soon = datetime.now(UTC) + timedelta(seconds=20)
         [expiring] = (
             await operator.grant_free_hands(
                 carol, table_id=table, hands=3, ante=ANTE, aa_bonus=BONUS, expires_at=soon,
                 campaign_id="flash",
             )
         ).values()  # fmt: skip
+        carol_settled, carol_payout = await free_hand(stack, players[carol], "flash")
 
         # Alice plays her five free hands to the end, on known decks.
         paid = []
@@ -131,9 +133,8 @@ async def test_free_hand_campaigns_and_promotional_credits_pay_what_the_rules_sa
         with pytest.raises(Refused) as after_cancel:
             await players[bob].play_free_hand("welcome")
 
-        # Carol's expires after one hand: the wallet's tick writes it.
-        settled, payout = await free_hand(stack, players[carol], "flash")
-        assert payout.amount == winnings(settled)
+        # Carol's expires after her one hand: the wallet's tick writes it.
+        assert carol_payout.amount == winnings(carol_settled)
         expired = await stack.wait_for(
             lambda: next(
                 (e for e in stack.events(carol, "wallet") if isinstance(e, FreeHandsExpired)),
