@@ -66,9 +66,9 @@ def grant(
 
 
 def cancel(
-    campaign_id: str = "c1", player_id: str = "p1", command_id: str | None = None
+    campaign_id: str = "c1", player_id: str = "p1", command_id: str | None = None, **kw: Any
 ) -> CancelFreeHands:
-    return _command(CancelFreeHands, player_id, command_id, campaign_id=campaign_id)  # type: ignore[no-any-return]
+    return _command(CancelFreeHands, player_id, command_id, campaign_id=campaign_id, **kw)  # type: ignore[no-any-return]
 
 
 def play(
