@@ -2,9 +2,10 @@
 its previous release wrote starts from those snapshots, not from a full replay.
 
 The fixtures are snapshots written by the codecs of commit cb0c72b (dealer v2, wallet v3,
-settlement v1, query v2: tests/fixtures/snapshots), and dealer-v3.json by the dealer's v3 codec
-of commit 5332cc5 (before forced decks, ADR 030); ``support.old_snapshots`` keeps those
-encoders, so random states are written in the old format too."""
+settlement v1, query v2: tests/fixtures/snapshots), dealer-v3.json by the dealer's v3 codec
+of commit 5332cc5 (before forced decks, ADR 030) and wallet-v4.json by the wallet's v4 codec of
+commit bb74a0b; ``support.old_snapshots`` keeps those encoders, so random states are written in
+the old format too."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ OLD: list[tuple[ModuleType, str, Any]] = [
     (dealer_snapshot, "dealer-v2.json", old_snapshots.dealer_v2),
     (dealer_snapshot, "dealer-v3.json", old_snapshots.dealer_v3),
     (wallet_snapshot, "wallet-v3.json", old_snapshots.wallet_v3),
+    (wallet_snapshot, "wallet-v4.json", old_snapshots.wallet_v4),
     (settlement_snapshot, "settlement-v1.json", old_snapshots.settlement_v1),
 ]
 
@@ -107,3 +109,4 @@ def test_wallet_states_written_in_the_old_format_load_equal(steps: list[Any]) ->
     state, _ = run(steps)
 
     assert wallet_snapshot.load_state(old_snapshots.wallet_v3(state)) == state
+    assert wallet_snapshot.load_state(old_snapshots.wallet_v4(state)) == state

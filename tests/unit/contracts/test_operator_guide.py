@@ -13,6 +13,7 @@ import pytest
 from holdem.core.contracts import Reason, RecordReason, parse
 from holdem.core.contracts.base import OperatorRefusal
 from holdem.core.contracts.forced import ForceRefusal
+from holdem.core.contracts.promotions import PromoReason
 from holdem.core.contracts.queries import QueryReason
 from holdem.core.contracts.seamless import DebitRejection, ReplyRefusal
 from holdem.core.contracts.sessions import SessionRefusal
@@ -91,3 +92,13 @@ def test_the_seamless_reasons_are_the_contracts() -> None:
     refused = between(section(12), "`seamless.reply_refused` (`reason`:", "on `holdem.wallet`")
     refused = refused.removeprefix("`seamless.reply_refused` (`reason`:")
     assert set(CODE.findall(refused)) == {r.value for r in ReplyRefusal}
+
+
+def test_the_promotion_reasons_are_the_contracts() -> None:
+    rows = [line.split("|") for line in section(16).splitlines() if line.startswith("| `")]
+    assert {row[1].strip().strip("`") for row in rows} == {r.value for r in PromoReason}
+    wallet = (ROOT / "services/wallet/src/holdem/wallet/promotions.py").read_text()
+    said = {Reason[name].value for name in re.findall(r"(?<!Promo)Reason\.([A-Z_]+)", wallet)}
+    said |= {Reason.DUPLICATE.value, Reason.INVALID.value}  # the command-id checks' own
+    listed = set(CODE.findall(between(section(16), "codes that apply", "promotion code")))
+    assert listed == said, (sorted(listed - said), sorted(said - listed))

@@ -2,9 +2,11 @@
 from the state's own types (pydantic, as the contracts): a field added to ``Stake``, ``Account``,
 ``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
 
-v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
-their fields. v3 still loads, read as the v4 document it would be (``_upgraded``); older ones are
-refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
+v5: the promotion account and the free-hand campaigns, a stake's campaign (ADR 029). v4: records
+(the seamless requests, a round's reveal) nested, stakes and accounts as rows of their fields.
+v4 and v3 still load, read as the v5 document they would be (``_upgraded_v4``, ``_upgraded``);
+older ones are refused, so the state is rebuilt by a full replay (the rebets need the bets of
+the window)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges
 from holdem.wallet.state import (
     Account,
     AccountKey,
+    Campaign,
     Evidence,
     HouseKey,
     PlayerKey,
@@ -38,11 +41,13 @@ from holdem.wallet.state import (
 if TYPE_CHECKING:
     AccountRow = Account
     StakeRow = Stake
+    CampaignRow = Campaign
 else:  # written as rows: there are as many as rounds and accounts
     AccountRow = row(Account)
     StakeRow = row(Stake)
+    CampaignRow = row(Campaign)
 
-SNAPSHOT_VERSION: Final = 4
+SNAPSHOT_VERSION: Final = 5
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -54,7 +59,7 @@ class Body:
     open and pending sets are recounted from their status."""
 
     service: Literal["wallet"]
-    version: Annotated[int, Field(strict=True, ge=4, le=4)]  # a Literal[4] would take 4.0
+    version: Annotated[int, Field(strict=True, ge=5, le=5)]  # a Literal[5] would take 5.0
     accounts: list[tuple[AccountKey, AccountRow]]
     house: list[tuple[HouseKey, int]]  # the house's balance may be negative
     rounds: dict[str, StakeRow]
@@ -67,6 +72,8 @@ class Body:
     bridges: dict[str, Bridge]
     bridges_closed: dict[str, list[str]]
     rebets: dict[str, dict[str, tuple[NonNegativeInt, NonNegativeInt]]]
+    promo: list[tuple[HouseKey, int]]  # what promotions paid, net: never above 0
+    campaigns: dict[str, dict[str, CampaignRow]]
 
 
 BODY: Final = TypeAdapter(Body)
@@ -97,6 +104,8 @@ def dump_state(state: State) -> bytes:
         bridges=state.bridges.rounds,
         bridges_closed=state.bridges.closed,
         rebets=state.rebets,
+        promo=list(state.promo.items()),
+        campaigns=state.campaigns,
     )
     return BODY.dump_json(body)
 
@@ -119,7 +128,13 @@ def _state(body: Body) -> State:
         horizon=body.horizon,
         bridges=_bridges(body.bridges, body.bridges_closed),
         rebets=body.rebets,
+        promo=dict(body.promo),
+        campaigns=body.campaigns,
     )
+    for campaigns in body.campaigns.values():
+        for campaign_id, campaign in campaigns.items():
+            if campaign.campaign_id != campaign_id:
+                raise SnapshotError(f"campaign {campaign_id} holds {campaign.campaign_id}")
     for player_id, seen in body.answered.items():
         state.answered[player_id] = [(command_id, at) for command_id, at, _ in seen]
         state.commands.update(((player_id, command_id), digest) for command_id, _, digest in seen)
@@ -171,11 +186,31 @@ def _upgraded(document: dict[str, Any]) -> bytes:
         evidence["reveal"] = record(evidence["reveal"])
     for bridge in v4["bridges"].values():
         bridge["debit"], bridge["request"] = record(bridge["debit"]), record(bridge["request"])
-    return orjson.dumps(v4)
+    return _upgraded_v4(v4)
+
+
+# --- v4 ---------------------------------------------------------------------------------------
+
+
+def _upgraded_v4(document: dict[str, Any]) -> bytes:
+    """A v4 document as the v5 one it would be: no promotion money, no campaigns, and every
+    stake one its player paid (a stake row gains its campaign, none)."""
+    v5 = {
+        **document,
+        "version": SNAPSHOT_VERSION,
+        "rounds": {
+            round_id: [*items(stake, 9), None]
+            for round_id, stake in mapping(document["rounds"]).items()
+        },
+        "promo": [],
+        "campaigns": {},
+    }
+    return orjson.dumps(v5)
 
 
 def _rows(value: Any, size: int) -> list[list[Any]]:
     return [items(line, size) for line in items(value)]
 
 
-UPGRADES: Final = {3: _upgraded}  # older versions, read as the current one they would be
+# older versions, read as the current one they would be
+UPGRADES: Final = {3: _upgraded, 4: _upgraded_v4}

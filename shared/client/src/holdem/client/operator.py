@@ -19,6 +19,9 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
+from holdem.client.promotions import cancel_free_hands as _cancel_free_hands
+from holdem.client.promotions import credit_promo as _credit_promo
+from holdem.client.promotions import grant_free_hands as _grant_free_hands
 from holdem.core.contracts import (
     BetRejected,
     ChangeTable,
@@ -32,6 +35,7 @@ from holdem.core.contracts import (
     Envelope,
     ForceNextDeck,
     Message,
+    PromoRejected,
     RoundVoided,
     SessionRejected,
     Settled,
@@ -71,7 +75,12 @@ class Refused(Exception):
 
     def __init__(
         self,
-        event: BetRejected | CommandRejected | WalletRejected | SessionRejected | DeckForceRejected,
+        event: BetRejected
+        | CommandRejected
+        | WalletRejected
+        | SessionRejected
+        | DeckForceRejected
+        | PromoRejected,
     ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
@@ -337,6 +346,14 @@ class Operator:
         they have none. Reads the player's wallet partition from its start: fine for a table,
         too slow for a lobby (``holdem.client.queries.QueryClient.balance`` asks the query
         service)."""
+        found: int | None = None
+        for event in await self.wallet_log(player_id):
+            if isinstance(event, WalletEvent) and event.currency == currency:
+                found = event.available
+        return found
+
+    async def wallet_log(self, player_id: str) -> list[Message]:
+        """Every committed wallet record of the player, read from his partition's start."""
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
@@ -345,16 +362,23 @@ class Operator:
             reader.assign([tp])
             end = (await reader.end_offsets([tp]))[tp]
             reader.seek(tp, (await reader.beginning_offsets([tp]))[tp])
-            found: int | None = None
+            found: list[Message] = []
             while await reader.position(tp) < end:
                 for record in (await reader.getmany(tp, timeout_ms=200)).get(tp, []):
                     event = _parse("wallet", record.value)
-                    mine = isinstance(event, WalletEvent) and event.player_id == player_id
-                    if mine and event.currency == currency:
-                        found = event.available
+                    if isinstance(event, Message) and event.player_id == player_id:
+                        found.append(event)
             return found
         finally:
             await reader.stop()
+
+    # Promotions (ADR 029): ``operator.grant_free_hands(players, table_id=..., hands=...,
+    # ante=..., expires_at=..., campaign_id=...)``, ``operator.credit_promo(player_id, amount,
+    # campaign_id=..., reason=...)``, ``operator.cancel_free_hands(player_id, campaign_id)``;
+    # see holdem.client.promotions.
+    grant_free_hands = _grant_free_hands
+    credit_promo = _credit_promo
+    cancel_free_hands = _cancel_free_hands
 
     async def _route(self) -> None:
         assert self._consumer is not None

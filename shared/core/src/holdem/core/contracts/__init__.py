@@ -32,6 +32,24 @@ from holdem.core.contracts.commands import (
     Withdraw,
 )
 from holdem.core.contracts.forced import DeckForced, DeckForceRejected, ForceNextDeck, ForceRefusal
+from holdem.core.contracts.promotions import (
+    CAMPAIGN_EVENTS,
+    PROMO_COMMANDS,
+    PROMO_MOVES,
+    CampaignEvent,
+    CancelFreeHands,
+    CreditPromo,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    FreeStakeRefunded,
+    FreeStakeTaken,
+    GrantFreeHands,
+    PlayFreeHand,
+    PromoCredited,
+    PromoReason,
+    PromoRejected,
+)
 from holdem.core.contracts.queries import (
     BalanceQuery,
     BalanceReply,
@@ -119,7 +137,12 @@ AnyCommand: TypeAlias = Annotated[
     | GrantFun
     | ResetFun
     | EndSession
-    | ForceNextDeck,
+    | ForceNextDeck
+    # Promotions (ADR 029)
+    | CreditPromo
+    | GrantFreeHands
+    | CancelFreeHands
+    | PlayFreeHand,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -162,20 +185,26 @@ WalletMessage: TypeAlias = Annotated[
     | DebitRequested
     | CreditRequested
     | RollbackRequested
-    | ReplyRefused,
+    | ReplyRefused
+    # Promotions (ADR 029): promotion money and free-hand campaigns.
+    | PromoCredited
+    | FreeStakeTaken
+    | FreeStakeRefunded
+    | FreeHandsGranted
+    | FreeHandsCancelled
+    | FreeHandsExpired
+    | PromoRejected,
     Field(discriminator="type"),
 ]
 # The operator's wallet's answers (ADR 015).
 SeamlessReplyMessage: TypeAlias = Annotated[
     Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
 ]
-COMMAND_TYPES: frozenset[str] = frozenset(
-    model.model_fields["type"].default
-    for model in (
-        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
-        ForceNextDeck,
-    )
+_COMMANDS: tuple[type[Command], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
+    ForceNextDeck, *PROMO_COMMANDS,
 )  # fmt: skip
+COMMAND_TYPES: frozenset[str] = frozenset(model.model_fields["type"].default for model in _COMMANDS)
 ADMIN_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
@@ -189,7 +218,7 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun),
+    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun, *PROMO_COMMANDS),
     "dealer": _types(Call, Fold, VoidRound, EndSession, ForceNextDeck),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
@@ -231,6 +260,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
     *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
     CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
+    *PROMO_COMMANDS, *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,
 )  # fmt: skip
 
 
@@ -282,9 +312,12 @@ __all__ = [
     "ADAPTERS",
     "ADMIN_TYPES",
     "ALL_MODELS",
+    "CAMPAIGN_EVENTS",
     "COMMAND_OWNERS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
+    "PROMO_COMMANDS",
+    "PROMO_MOVES",
     "UNIONS",
     "AdminCommand",
     "AnyCommand",
@@ -299,12 +332,15 @@ __all__ = [
     "CallHeld",
     "CallReleased",
     "Called",
+    "CampaignEvent",
+    "CancelFreeHands",
     "ChangeTable",
     "CloseTable",
     "Command",
     "CommandRejected",
     "ContractError",
     "CreateTable",
+    "CreditPromo",
     "Dealt",
     "DeckForceRejected",
     "DeckForced",
@@ -316,8 +352,14 @@ __all__ = [
     "Folded",
     "ForceNextDeck",
     "ForceRefusal",
+    "FreeHandsCancelled",
+    "FreeHandsExpired",
+    "FreeHandsGranted",
+    "FreeStakeRefunded",
+    "FreeStakeTaken",
     "FundsDeposited",
     "FundsWithdrawn",
+    "GrantFreeHands",
     "GrantFun",
     "HistoryQuery",
     "HistoryReply",
@@ -330,6 +372,10 @@ __all__ = [
     "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
+    "PlayFreeHand",
+    "PromoCredited",
+    "PromoReason",
+    "PromoRejected",
     "QueryReason",
     "QueryRefused",
     "Reason",
