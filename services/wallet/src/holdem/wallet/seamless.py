@@ -23,6 +23,7 @@ from holdem.core.contracts import (
     PlaceBet,
     Reason,
     Rebet,
+    RoundClosed,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -39,6 +40,8 @@ from holdem.core.contracts.seamless import (
     ReplyRefused,
     RollbackRequested,
     RolledBack,
+    RoundClosedAcknowledged,
+    RoundClosedNotice,
     SeamlessCredited,
     SeamlessDebited,
     SeamlessReply,
@@ -93,6 +96,7 @@ _KINDS: dict[type[SeamlessReply], TxKind] = {
     DebitRejected: "debit",
     Credited: "credit",
     RolledBack: "rollback",
+    RoundClosedAcknowledged: "close",
 }
 
 
@@ -125,7 +129,7 @@ def bind_seamless(
             return list(_no_transfers(state, message, ctx))
         if isinstance(message, SeamlessReply):
             return list(_on_reply(state, message, ctx))
-        events = decide(state, message, ctx, tables=tables)
+        events = decide(state, message, ctx, tables=tables, closes=False)
         if isinstance(message, Settled | RoundVoided):
             events += _end_round(state, message, [e for e in events if isinstance(e, Message)], ctx)
         return events
@@ -225,6 +229,8 @@ def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]
     bridge = state.bridges.of(reply.player_id, reply.round_id)
     if bridge is None or reply.tx_id != tx_id(reply.player_id, reply.round_id, kind):
         return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} {reply.tx_id}")]
+    if isinstance(reply, RoundClosedAcknowledged):
+        return _on_close_acknowledged(bridge, reply, ctx)
     expected = bridge.request.amount if kind == "credit" and bridge.request else bridge.debit.amount
     if (reply.amount, reply.currency) != (expected, bridge.debit.currency):
         detail = f"asked {expected} {bridge.debit.currency}, got {reply.amount} {reply.currency}"
@@ -240,10 +246,59 @@ def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]
     ledger = Ledger(state, _account(bridge), ctx)
     key, r = f"seamless_{done}:{bridge.round_id}", bridge.round_id
     if isinstance(reply, Credited):
-        return [ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)]
+        moved = ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)
+        return [moved, *_closed(state, bridge, reply, ctx)]
+    assert isinstance(reply, RolledBack)
     # What the debit put in the ledger goes back out; a debit never applied put in nothing.
     taken = bridge.debit.amount if bridge.debit_applied else 0
-    return [ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)]
+    moved = ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)
+    return [moved, *_closed(state, bridge, reply, ctx)]
+
+
+def _closed(
+    state: State, bridge: Bridge, reply: Credited | RolledBack, ctx: Context
+) -> list[Message]:
+    """The round's last movement is acknowledged: RoundClosed for the rounds topic and the
+    notice to the operator's wallet (ADR 028); none for a debit that never placed a bet."""
+    stake = state.round_of(bridge.player_id, bridge.round_id)
+    if not bridge.debit_applied or stake is None:
+        return []
+    settled = isinstance(reply, Credited)
+    released = stake.call_hold if stake.call == "released" else 0
+    player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
+    closed = RoundClosed(
+        **ctx.envelope(player_id, round_id),
+        outcome="settled" if settled else "voided",
+        currency=debit.currency,
+        mode=debit.mode,
+        staked=stake.taken,
+        returned=reply.amount - released if settled else stake.taken,
+    )
+    notice = RoundClosedNotice(
+        **ctx.envelope(player_id, round_id),
+        tx_id=tx_id(player_id, round_id, "close"),
+        currency=debit.currency,
+        mode=debit.mode,
+        amount=reply.amount,
+        outcome=closed.outcome,
+        debit_tx_id=debit.tx_id,
+        final_tx_id=reply.tx_id,
+    )
+    return [closed, notice]
+
+
+def _on_close_acknowledged(
+    bridge: Bridge, reply: RoundClosedAcknowledged, ctx: Context
+) -> list[Message]:
+    """The operator received the notice: nothing to record; an acknowledgement of a round not
+    closed, or of another amount, is refused like any reply that names no request."""
+    final = bridge.request
+    if bridge.status not in {"credited", "rolled_back"} or not bridge.debit_applied or not final:
+        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, "the round is not closed")]
+    if (reply.amount, reply.currency) != (final.amount, final.currency):
+        detail = f"closed with {final.amount} {final.currency}, got {reply.amount} {reply.currency}"
+        return [_refused(reply, ctx, ReplyRefusal.MISMATCH, detail)]
+    return []
 
 
 def _on_debit_answer(

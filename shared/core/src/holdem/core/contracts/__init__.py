@@ -14,9 +14,12 @@ from holdem.core.contracts.base import (
     MAX_AMOUNT,
     Command,
     Envelope,
+    LimitKind,
     Message,
     Mode,
     OperatorRefusal,
+    ProtectionRefusal,
+    RealityCheck,
     Reason,
     RecordReason,
 )
@@ -30,6 +33,20 @@ from holdem.core.contracts.commands import (
     ResetFun,
     VoidRound,
     Withdraw,
+)
+from holdem.core.contracts.protection import (
+    PROTECTION_COMMANDS,
+    AcknowledgeRealityCheck,
+    BlockPlayer,
+    LimitsSet,
+    PlayerBlocked,
+    PlayerUnblocked,
+    ProtectionRejected,
+    ProtectionRejection,
+    RealityCheckAcknowledged,
+    RoundClosed,
+    SetLimits,
+    UnblockPlayer,
 )
 from holdem.core.contracts.queries import (
     BalanceQuery,
@@ -69,12 +86,15 @@ from holdem.core.contracts.seamless import (
     ReplyRefused,
     RollbackRequested,
     RolledBack,
+    RoundClosedAcknowledged,
+    RoundClosedNotice,
     SeamlessCredited,
     SeamlessDebited,
     SeamlessRolledBack,
 )
 from holdem.core.contracts.sessions import (
     EndSession,
+    OperatorEndReason,
     SessionEnded,
     SessionEndReason,
     SessionRefusal,
@@ -117,7 +137,11 @@ AnyCommand: TypeAlias = Annotated[
     | Rebet
     | GrantFun
     | ResetFun
-    | EndSession,
+    | EndSession
+    | SetLimits
+    | BlockPlayer
+    | UnblockPlayer
+    | AcknowledgeRealityCheck,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -138,7 +162,10 @@ RoundMessage: TypeAlias = Annotated[
     | CommandRejected
     | SessionStarted
     | SessionEnded
-    | SessionRejected,
+    | SessionRejected
+    | RoundClosed
+    | PlayerBlocked
+    | PlayerUnblocked,
     Field(discriminator="type"),
 ]
 WalletMessage: TypeAlias = Annotated[
@@ -158,17 +185,24 @@ WalletMessage: TypeAlias = Annotated[
     | DebitRequested
     | CreditRequested
     | RollbackRequested
-    | ReplyRefused,
+    | ReplyRefused
+    | RoundClosedNotice
+    # Player protection (ADR 028): the wallet's answers to the protection commands.
+    | LimitsSet
+    | RealityCheckAcknowledged
+    | ProtectionRejected,
     Field(discriminator="type"),
 ]
 # The operator's wallet's answers (ADR 015).
 SeamlessReplyMessage: TypeAlias = Annotated[
-    Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
+    Debited | DebitRejected | Credited | RolledBack | RoundClosedAcknowledged,
+    Field(discriminator="type"),
 ]
 COMMAND_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default
     for model in (
-        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession
+        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
+        SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
     )
 )  # fmt: skip
 ADMIN_TYPES: frozenset[str] = frozenset(
@@ -184,7 +218,7 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun),
+    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun, *PROTECTION_COMMANDS),
     "dealer": _types(Call, Fold, VoidRound, EndSession),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
@@ -225,6 +259,9 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
     *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
     CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
+    SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
+    LimitsSet, RealityCheckAcknowledged, ProtectionRejected,
+    PlayerBlocked, PlayerUnblocked, RoundClosed,
 )  # fmt: skip
 
 
@@ -280,6 +317,7 @@ __all__ = [
     "COMMAND_TYPES",
     "MAX_AMOUNT",
     "UNIONS",
+    "AcknowledgeRealityCheck",
     "AdminCommand",
     "AnyCommand",
     "AnyQuery",
@@ -288,6 +326,7 @@ __all__ = [
     "BalanceReply",
     "BetPlaced",
     "BetRejected",
+    "BlockPlayer",
     "Call",
     "CallCaptured",
     "CallHeld",
@@ -311,21 +350,32 @@ __all__ = [
     "GrantFun",
     "HistoryQuery",
     "HistoryReply",
+    "LimitKind",
+    "LimitsSet",
     "Malfunction",
     "Message",
     "MessageRejected",
     "Mode",
     "OpenRoundQuery",
     "OpenRoundReply",
+    "OperatorEndReason",
     "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
+    "PlayerBlocked",
+    "PlayerUnblocked",
+    "ProtectionRefusal",
+    "ProtectionRejected",
+    "ProtectionRejection",
     "QueryReason",
     "QueryRefused",
+    "RealityCheck",
+    "RealityCheckAcknowledged",
     "Reason",
     "Rebet",
     "RecordReason",
     "ResetFun",
+    "RoundClosed",
     "RoundMessage",
     "RoundSummaryQuery",
     "RoundSummaryReply",
@@ -337,6 +387,7 @@ __all__ = [
     "SessionRefusal",
     "SessionRejected",
     "SessionStarted",
+    "SetLimits",
     "Settled",
     "StakeTaken",
     "StakesRefunded",
@@ -350,6 +401,7 @@ __all__ = [
     "TableRejected",
     "TableTerms",
     "TimeoutPolicy",
+    "UnblockPlayer",
     "VoidRound",
     "WalletMessage",
     "WalletRejected",
