@@ -88,6 +88,15 @@ def wallet_v3(state: State) -> bytes:
     )
 
 
+def wallet_v4(state: State) -> bytes:
+    """The v4 format: v5's without player protection (ADR 028), which v4 could not say."""
+    from holdem.wallet.snapshot import dump_state
+
+    document = orjson.loads(dump_state(state))
+    del document["protection"]
+    return orjson.dumps({**document, "version": 4})
+
+
 def settlement_v1(state: SettlementState) -> bytes:
     def round_(r: RoundState) -> list[Any]:
         faults = [[f.malfunction_id, f.source, f.reason] for f in r.faults]

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import old_snapshots
 from support.dealer_runs import Run, actions
+from support.protection import protected_state
 from support.settlement import SETTLEMENT
 from support.wallet_histories import HISTORIES, run
 
@@ -29,6 +30,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "snapshots"
 OLD: list[tuple[ModuleType, str, Any]] = [
     (dealer_snapshot, "dealer-v2.json", old_snapshots.dealer_v2),
     (wallet_snapshot, "wallet-v3.json", old_snapshots.wallet_v3),
+    (wallet_snapshot, "wallet-v4.json", old_snapshots.wallet_v4),  # written by commit 7d8e2f9
     (settlement_snapshot, "settlement-v1.json", old_snapshots.settlement_v1),
 ]
 
@@ -93,3 +95,13 @@ def test_wallet_states_written_in_the_old_format_load_equal(steps: list[Any]) ->
     state, _ = run(steps)
 
     assert wallet_snapshot.load_state(old_snapshots.wallet_v3(state)) == state
+    assert wallet_snapshot.load_state(old_snapshots.wallet_v4(state)) == state
+
+
+def test_a_wallet_snapshot_keeps_what_protects_the_player() -> None:
+    state = protected_state()
+
+    loaded = wallet_snapshot.load_state(wallet_snapshot.dump_state(state))
+
+    assert loaded == state and loaded.protection.plays and loaded.protection.of_round
+    assert loaded.protection.limits and loaded.protection.blocked and loaded.protection.days

@@ -12,6 +12,7 @@ from holdem.core.contracts import (
     Fold,
     Malfunction,
     Message,
+    PlayerBlocked,
     Reason,
     VoidRound,
 )
@@ -27,7 +28,7 @@ from holdem.dealer.events import (
     seal_and_deal,
     void,
 )
-from holdem.dealer.sessions import on_end_session, open_for_bet
+from holdem.dealer.sessions import on_end_session, on_player_blocked, open_for_bet
 from holdem.dealer.state import (
     CLOSED,
     DECIDED,
@@ -159,6 +160,7 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
     VoidRound: _on_void,
     Malfunction: _on_malfunction,
     EndSession: on_end_session,
+    PlayerBlocked: on_player_blocked,  # the wallet's (ADR 028)
 }
 HANDLED = tuple(_HANDLERS)  # the message models decide answers
 

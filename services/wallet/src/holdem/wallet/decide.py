@@ -37,6 +37,7 @@ from holdem.wallet.admission import (
 )
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.protection import PROTECTION_HANDLERS, check_bet, check_blocked
 from holdem.wallet.rounds import ROUND_HANDLERS, round_closed
 from holdem.wallet.state import State
 from holdem.wallet.tables import decide_table
@@ -86,9 +87,11 @@ def _place_bet(
     try:
         if already_decided(state, command, ctx):
             return []
+        check_blocked(state, command)
         terms = terms_of(command, tables)
         asked = requested(state, command)
         bets = admit(state, command, terms, asked)
+        check_bet(state, command, terms, bets)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     return take_stakes(state, command, ctx, bets, terms, asked[1:], fingerprint(command))
@@ -186,4 +189,5 @@ _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     Withdraw: _withdraw,
     GrantFun: _fun_grant,
     ResetFun: _fun_reset,
+    **PROTECTION_HANDLERS,
 }

@@ -63,6 +63,7 @@ from holdem.wallet.admission import (
 from holdem.wallet.decide import decide
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.protection import check_bet, check_blocked
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
     Bridge,
@@ -185,9 +186,11 @@ def _place_bet(
         if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
             detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
             raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
+        check_blocked(state, command)
         terms = terms_of(command, tables)
         asked = requested(state, command)
         bets = admit(state, command, terms, asked, funds=False)
+        check_bet(state, command, terms, bets)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     call_hold = CALL_MULTIPLE * bets.ante

@@ -3,17 +3,20 @@ from the state's own types (pydantic, as the contracts): a field added to ``Stak
 ``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
 
 v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
-their fields. v3 still loads, read as the v4 document it would be (``_upgraded``); older ones are
-refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
+their fields. v5: player protection (ADR 028): limits, blocks, the day's totals, the sessions
+as the wallet sees them. v4 still loads (no protection yet: nothing was limited or blocked
+before v5), and so does v3, read as the v4 document it would be (``_upgraded``); older ones
+are refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
 from pydantic import AwareDatetime, Field, NonNegativeInt, TypeAdapter
 
+from holdem.core.contracts.protection import Limits
 from holdem.core.snapshot import (
     SnapshotError,
     decoding,
@@ -24,6 +27,7 @@ from holdem.core.snapshot import (
     record,
     row,
 )
+from holdem.wallet.protection_state import Day, Play, Protection
 from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges
 from holdem.wallet.state import (
     Account,
@@ -42,9 +46,20 @@ else:  # written as rows: there are as many as rounds and accounts
     AccountRow = row(Account)
     StakeRow = row(Stake)
 
-SNAPSHOT_VERSION: Final = 4
+SNAPSHOT_VERSION: Final = 5
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectionBody:
+    """``Protection`` with its tuple-keyed maps as rows; ``of_round`` is recounted from the
+    plays' rounds."""
+
+    limits: list[tuple[tuple[str, str], Limits]] = field(default_factory=list)
+    blocked: dict[str, str] = field(default_factory=dict)
+    days: list[tuple[tuple[str, str], Day]] = field(default_factory=list)
+    plays: list[tuple[tuple[str, str], Play]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +69,7 @@ class Body:
     open and pending sets are recounted from their status."""
 
     service: Literal["wallet"]
-    version: Annotated[int, Field(strict=True, ge=4, le=4)]  # a Literal[4] would take 4.0
+    version: Annotated[int, Field(strict=True, ge=5, le=5)]  # a Literal[5] would take 5.0
     accounts: list[tuple[AccountKey, AccountRow]]
     house: list[tuple[HouseKey, int]]  # the house's balance may be negative
     rounds: dict[str, StakeRow]
@@ -67,6 +82,7 @@ class Body:
     bridges: dict[str, Bridge]
     bridges_closed: dict[str, list[str]]
     rebets: dict[str, dict[str, tuple[NonNegativeInt, NonNegativeInt]]]
+    protection: ProtectionBody = field(default_factory=ProtectionBody)  # v5; empty before
 
 
 BODY: Final = TypeAdapter(Body)
@@ -97,6 +113,12 @@ def dump_state(state: State) -> bytes:
         bridges=state.bridges.rounds,
         bridges_closed=state.bridges.closed,
         rebets=state.rebets,
+        protection=ProtectionBody(
+            limits=list(state.protection.limits.items()),
+            blocked=state.protection.blocked,
+            days=list(state.protection.days.items()),
+            plays=list(state.protection.plays.items()),
+        ),
     )
     return BODY.dump_json(body)
 
@@ -119,6 +141,7 @@ def _state(body: Body) -> State:
         horizon=body.horizon,
         bridges=_bridges(body.bridges, body.bridges_closed),
         rebets=body.rebets,
+        protection=_protection(body.protection),
     )
     for player_id, seen in body.answered.items():
         state.answered[player_id] = [(command_id, at) for command_id, at, _ in seen]
@@ -126,6 +149,18 @@ def _state(body: Body) -> State:
     for player_id, keys in body.applied.items():
         state.applied.update((player_id, key) for key in keys)
     return state
+
+
+def _protection(body: ProtectionBody) -> Protection:
+    protection = Protection(
+        limits=dict(body.limits),
+        blocked=body.blocked,
+        days=dict(body.days),
+        plays=dict(body.plays),
+    )
+    for key, play in protection.plays.items():
+        protection.of_round.update(dict.fromkeys(play.moving, key))
+    return protection
 
 
 def _bridges(rounds: dict[str, Bridge], closed: dict[str, list[str]]) -> Bridges:
@@ -178,4 +213,9 @@ def _rows(value: Any, size: int) -> list[list[Any]]:
     return [items(line, size) for line in items(value)]
 
 
-UPGRADES: Final = {3: _upgraded}  # older versions, read as the current one they would be
+def _v4(document: dict[str, Any]) -> bytes:
+    """A v4 document as the v5 one: the same fields, no protection yet."""
+    return orjson.dumps({**document, "version": SNAPSHOT_VERSION})
+
+
+UPGRADES: Final = {3: _upgraded, 4: _v4}  # older versions, read as the current one

@@ -23,13 +23,17 @@ from holdem.core.contracts import (
     Message,
     Mode,
     PayoutCredited,
+    SessionEnded,
+    SessionStarted,
     StakesRefunded,
     StakeTaken,
     WalletRejected,
 )
+from holdem.core.contracts.protection import ProtectionEvent
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import verify_commitment
+from holdem.wallet.protection_state import Protection, fold_protection
 from holdem.wallet.seamless_state import Bridges
 
 # What the wallet remembers of a player's past (ADR 010), so that its state does not grow with
@@ -124,6 +128,7 @@ class State:
     bridges: Bridges = field(default_factory=Bridges)  # seamless mode only (ADR 015)
     # player_id -> table_id -> (ante, aa_bonus) last asked for there (Rebet), newest last
     rebets: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    protection: Protection = field(default_factory=Protection)  # limits, blocks (ADR 028)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
         return self.evidence.get((player_id, round_id or ""), Evidence())
@@ -168,6 +173,18 @@ def evolve(state: State, event: Message) -> State:
         return state
     if isinstance(event, BetPlaced):
         _remember_bets(state, event)
+        fold_protection(state.protection, event)
+        return state
+    if isinstance(event, SessionStarted | SessionEnded):
+        stake = state.round_of(event.player_id, event.round_id)
+        first = None if stake is None else (stake.currency, stake.ante + stake.aa_bonus)
+        fold_protection(state.protection, event, first)
+        return state
+    if isinstance(event, ProtectionEvent):
+        # Its own record on the rounds topic comes back as an input: fold a command's once.
+        if (event.player_id, event.command_id) not in state.commands:
+            _remember_command(state, event.player_id, event.command_id, event)
+            fold_protection(state.protection, event)
         return state
     if isinstance(event, WalletRejected):
         _remember_command(state, event.player_id, event.command_id, event)
@@ -179,6 +196,7 @@ def evolve(state: State, event: Message) -> State:
         return state
     state.applied.add((event.player_id, event.idempotency_key))
     _move(state, event)
+    fold_protection(state.protection, event)
     if event.command_id is not None:
         _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
@@ -198,7 +216,10 @@ def _remember_bets(state: State, event: BetPlaced) -> None:
 
 
 def _remember_command(
-    state: State, player_id: str, command_id: str, event: WalletEvent | WalletRejected
+    state: State,
+    player_id: str,
+    command_id: str,
+    event: WalletEvent | WalletRejected | ProtectionEvent,
 ) -> None:
     if (player_id, command_id) in state.commands:
         return

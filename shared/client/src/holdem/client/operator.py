@@ -19,6 +19,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
+from holdem.client.protection import ProtectionCommands
 from holdem.core.contracts import (
     ChangeTable,
     CloseTable,
@@ -95,7 +96,7 @@ class Watch:
             raise StalledError(f"{self.key}: no {names} in {within_s:.0f}s (saw {got})") from None
 
 
-class Operator:
+class Operator(ProtectionCommands):
     """Sends commands keyed by player_id; routes committed round events by round_id and wallet
     events by command_id to whoever watches them. Reads from the topics' ends at start.
 

@@ -14,6 +14,8 @@ from holdem.core.contracts import (
     Malfunction,
     MessageRejected,
     Mode,
+    OperatorRefusal,
+    ProtectionRefusal,
     RoundVoided,
     Settled,
     WalletRejected,
@@ -40,6 +42,11 @@ class Metrics:
             "holdem_dead_letters",
             "Records put on the dead-letter topic (unreadable, refused or failed), by reason",
             ["service", "reason"],
+        )
+        self.protection_refusals = counter(
+            "holdem_protection_refusals",
+            "Bets refused to protect the player (ADR 028), by reason and by limit reached",
+            ["reason", "limit"],
         )
         self.published = counter("holdem_events_published", "Events published", ["service", "type"])
         self.late_malfunctions = counter(
@@ -137,5 +144,17 @@ class Metrics:
             return  # the same refusal is counted once, as its BetRejected
         elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):
             self.rejected.labels(service, event.reason.value).inc()
+            if isinstance(event, BetRejected) and _protects(event):
+                limit = "" if event.limit is None else event.limit.value
+                self.protection_refusals.labels(event.reason.value, limit).inc()
             if isinstance(event, MessageRejected):
                 self.dead_letters.labels(service, event.reason.value).inc()
+
+
+def _protects(event: BetRejected) -> bool:
+    """A refusal of the wallet's player protection (the operator's wallet's own refusals of
+    a seamless debit say ``operator wallet`` first: those are the operator's to count)."""
+    if isinstance(event.reason, ProtectionRefusal):
+        return True
+    blocked = event.reason is OperatorRefusal.PLAYER_BLOCKED
+    return blocked and not event.detail.startswith("operator wallet")
