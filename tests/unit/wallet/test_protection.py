@@ -12,7 +12,9 @@ import pytest
 from pydantic import ValidationError
 from support.deciders import NOW
 from support.protection import ANTE, Seat, funded
+from support.seamless import Bridged, game
 
+from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import (
     AcknowledgeRealityCheck,
     BetPlaced,
@@ -37,6 +39,9 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.contracts.protection import Limits
+from holdem.core.contracts.seamless import DebitRequested
+
+WORST = 3 * ANTE  # what one bet may wager and lose: ante and the call
 
 
 def refusal(events: list[Message]) -> BetRejected:
@@ -83,6 +88,15 @@ def test_the_day_is_the_utc_day_a_new_one_starts_at_midnight() -> None:
     seat.now = datetime(2026, 1, 2, 0, 0, tzinfo=NOW.tzinfo)  # just after midnight UTC
 
     assert placed(seat.bet())
+
+
+def test_a_limit_counts_the_day_from_the_moment_it_is_set() -> None:
+    seat = funded()
+    assert placed(seat.play("call"))  # 3 000 wagered before any limit
+    seat.limits(wager_per_day=WORST)
+
+    assert placed(seat.play("call"))  # within the limit: what came before is not counted
+    assert refusal(seat.bet()).limit is LimitKind.WAGER_PER_DAY
 
 
 def test_the_loss_limit_counts_losses_net_of_wins() -> None:
@@ -274,3 +288,26 @@ def test_negative_or_absurd_limits_do_not_validate(limits: dict[str, Any]) -> No
     assert error.value.reason.value == "invalid"
     with pytest.raises(ValidationError):
         Limits(currency="EUR", **limits)
+
+
+def test_in_seamless_mode_a_limit_refuses_the_bet_before_any_debit_is_asked() -> None:
+    b = Bridged(operator=FaultyOperator(OperatorWallet(), Faults()))
+    b.fund("p1")
+    b.bet("r1")
+    b.deliver()
+    b.play(game("r1"), "fold")  # the player has an account here now
+    b.deliver()
+    command = SetLimits(
+        event_id="e-limits",
+        command_id="c-limits",
+        player_id="p1",
+        occurred_at=NOW,
+        limits=Limits(currency="EUR", wager_per_day=250),
+    )
+    assert isinstance(b.handle(command)[0], LimitsSet)
+    debits = len(b.of(DebitRequested))
+
+    events = b.bet("r2")  # its worst case: 100 + 200 > 250
+
+    assert refusal(events).limit is LimitKind.WAGER_PER_DAY
+    assert len(b.of(DebitRequested)) == debits  # the operator's wallet was not asked
