@@ -47,9 +47,15 @@ class Seat:
     session: str | None = None
     rounds: int = 0
 
+    # What the wallet folds, one list per decision: its input (if of a topic it folds) and
+    # its outputs, in the order they were folded live.
+    log: list[list[Message]] = field(default_factory=list)
+
     def send(self, message: Any) -> list[Message]:
         message = message.model_copy(update={"occurred_at": self.now})
         self.state, events = self.decider.when(self.state, message, self.now)
+        folded = [] if message.TOPIC == "commands" else [message]
+        self.log.append([*folded, *(e for e in events if e.TOPIC in {"wallet", "rounds"})])
         return events
 
     def command(self, model: type[Any], command_id: str | None = None, **fields: Any) -> Any:

@@ -40,6 +40,7 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.seamless import DebitRequested
+from holdem.wallet.state import evolve, initial_state
 
 WORST = 3 * ANTE  # what one bet may wager and lose: ante and the call
 
@@ -163,6 +164,22 @@ def test_a_reality_check_pauses_the_session_and_an_acknowledgement_resumes_it() 
     [ack] = seat.send(seat.command(AcknowledgeRealityCheck, table_id="t1"))
     assert isinstance(ack, RealityCheckAcknowledged) and ack.session_id == "s1"
     assert placed(seat.bet())
+
+
+def test_a_replay_that_folds_the_ledger_before_the_bets_gives_the_same_protection() -> None:
+    seat = funded()
+    seat.limits(wager_per_day=100_000, reality_check_s=600)
+    for decision in ("call", "fold", "call"):
+        seat.play(decision)
+
+    # ADR 019: a timestamp tie between two topics replays the ledger first.
+    replayed = initial_state()
+    for folded in seat.log:
+        for event in sorted(folded, key=lambda e: e.TOPIC != "wallet"):
+            evolve(replayed, event)
+
+    assert replayed.protection == seat.state.protection
+    assert seat.state.protection.plays[("p1", "t1")].rounds == 3
 
 
 def test_the_next_reality_check_falls_one_period_after_the_acknowledgement() -> None:

@@ -148,6 +148,9 @@ def _bet(p: Protection, event: BetPlaced) -> None:
     if play is None:
         return
     play.rounds += 1
+    # Its stakes count here, not at its StakeTaken: written in the same transaction, the two
+    # may replay in either order (ADR 019 breaks a timestamp tie by topic, ledger first).
+    play.net -= event.ante + event.aa_bonus
     play.moving.append(event.round_id)
     p.of_round[event.round_id] = key
     while len(play.moving) > ROUNDS_OPEN_KEPT:
@@ -168,7 +171,8 @@ def _moved(p: Protection, event: WalletEvent) -> None:
     play = None if where is None else p.plays.get(where)
     if play is None or where is None or where[0] != event.player_id:
         return
-    play.net += RESULT[kind] * event.amount
+    if kind is not StakeTaken:  # counted with its BetPlaced
+        play.net += RESULT[kind] * event.amount
     if kind is PayoutCredited or kind is StakesRefunded:  # its money has stopped moving
         play.moving.remove(event.round_id)
         del p.of_round[event.round_id]
