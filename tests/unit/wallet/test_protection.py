@@ -39,7 +39,7 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.contracts.protection import Limits
-from holdem.core.contracts.seamless import DebitRequested
+from holdem.core.contracts.seamless import DebitRequested, RollbackRequested
 from holdem.wallet.state import evolve, initial_state
 
 WORST = 3 * ANTE  # what one bet may wager and lose: ante and the call
@@ -328,3 +328,23 @@ def test_in_seamless_mode_a_limit_refuses_the_bet_before_any_debit_is_asked() ->
 
     assert refusal(events).limit is LimitKind.WAGER_PER_DAY
     assert len(b.of(DebitRequested)) == debits  # the operator's wallet was not asked
+
+
+def test_a_player_blocked_while_his_debit_is_out_gets_no_round_and_his_money_back() -> None:
+    b = Bridged(operator=FaultyOperator(OperatorWallet(), Faults(max_delay=2)))
+    b.fund("p1", 10_000)
+    b.bet("r1")  # the debit is on its way to the operator
+    block = BlockPlayer(event_id="e-b", command_id="c-b", player_id="p1", occurred_at=NOW)
+    assert isinstance(b.handle(block)[0], PlayerBlocked)
+
+    for _ in range(3):
+        b.deliver()  # the operator's Debited, then its RolledBack
+    b.tick()
+    for _ in range(3):
+        b.deliver()
+
+    [rejected] = b.of(BetRejected)
+    assert rejected.reason is OperatorRefusal.PLAYER_BLOCKED
+    assert b.of(BetPlaced) == [] and b.of(RollbackRequested)
+    assert b.operator.wallet.balance("p1", "EUR") == 10_000
+    assert b.violations() == []

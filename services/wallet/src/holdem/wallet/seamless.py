@@ -308,6 +308,12 @@ def _on_debit_answer(
     state: State, bridge: Bridge, reply: Debited | DebitRejected, ctx: Context
 ) -> list[Message]:
     if bridge.status == "debit_pending":
+        if isinstance(reply, Debited) and bridge.player_id in state.protection.blocked:
+            # Blocked while his debit was out (ADR 028): no round; the operator's money back.
+            blocked = Refusal(
+                Reason.INVALID, "the operator blocked the player", OperatorRefusal.PLAYER_BLOCKED
+            )
+            return _unplaced(bridge, ctx, blocked)
         if isinstance(reply, Debited):
             return _apply_debit(state, bridge, ctx)
         detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
@@ -408,6 +414,15 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     the debit, so the same expiry decided twice is recognisably one)."""
     debit = bridge.debit
     own = Context(ctx.now, debit.event_id, debit.correlation_id, seed=f"expire/{debit.tx_id}")
+    timeout = Refusal(
+        Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
+    )
+    return _unplaced(bridge, own, timeout)
+
+
+def _unplaced(bridge: Bridge, own: Context, refusal: Refusal) -> list[Message]:
+    """The debit rolled back and the bet refused: the round never starts."""
+    debit = bridge.debit
     rollback = RollbackRequested(
         **own.envelope(debit.player_id, debit.round_id),
         tx_id=tx_id(debit.player_id, debit.round_id, "rollback"),
@@ -416,10 +431,7 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
         amount=debit.amount,
         debit_tx_id=debit.tx_id,
     )
-    timeout = Refusal(
-        Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
-    )
-    return [rollback, *bet_refused(_bet_of(debit), own, timeout, debit.fingerprint)]
+    return [rollback, *bet_refused(_bet_of(debit), own, refusal, debit.fingerprint)]
 
 
 def _account(bridge: Bridge) -> AccountKey:
