@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from support.deciders import NOW
 from support.protection import ANTE, Seat, funded
 from support.seamless import Bridged, game
+from support.wallet import deposit
 
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import (
@@ -348,3 +349,12 @@ def test_a_player_blocked_while_his_debit_is_out_gets_no_round_and_his_money_bac
     assert b.of(BetPlaced) == [] and b.of(RollbackRequested)
     assert b.operator.wallet.balance("p1", "EUR") == 10_000
     assert b.violations() == []
+
+
+def test_a_player_may_be_blocked_before_he_ever_deposited() -> None:
+    seat = Seat()
+    [blocked] = seat.send(seat.command(BlockPlayer, reason="self-exclusion"))
+    seat.send(deposit(1_000_000))
+
+    assert isinstance(blocked, PlayerBlocked)
+    assert refusal(seat.bet()).reason is OperatorRefusal.PLAYER_BLOCKED
