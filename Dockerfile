@@ -1,5 +1,6 @@
-# The images of the four services and of topic-init, one target each (docs/adr/027-container-images-and-the-compose-stack.md):
-#   docker build --target dealer|wallet|settlement|query|ops --secret id=ca,src=CA.pem .
+# The images of the four services, the back office and topic-init, one target each
+# (docs/adr/027-container-images-and-the-compose-stack.md):
+#   docker build --target dealer|wallet|settlement|query|backoffice|ops --secret id=ca,src=CA.pem .
 # `make up` (deploy/docker/stack.sh) builds them through docker-compose.yml.
 #
 # Each runtime stage is the base image plus one virtual environment: the service's package and
@@ -44,6 +45,9 @@ RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
 FROM builder AS venv-query
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-query
+FROM builder AS venv-backoffice
+RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
+    with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-backoffice
 # topic-init's tools (topics, ACLs). The one place to change when they move package.
 FROM builder AS venv-ops
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
@@ -90,6 +94,18 @@ COPY --from=venv-query /venv /venv
 ENV HOLDEM_METRICS_PORT=9104
 EXPOSE 9104
 CMD ["holdem-query"]
+
+# The back office: one image, two processes (compose runs `project` and `serve`); PostgreSQL
+# is another container. Its health checks are compose's: the projection's metrics port, the
+# web's login page (holdem.runtime.health is not in this venv: the back office is no service).
+FROM runtime AS backoffice
+COPY --from=venv-backoffice /venv /venv
+HEALTHCHECK NONE
+ENV HOLDEM_BACKOFFICE_METRICS_PORT=9105 \
+    HOLDEM_BACKOFFICE_HOST=0.0.0.0 \
+    HOLDEM_BACKOFFICE_PORT=8080
+EXPOSE 8080 9105
+CMD ["holdem-backoffice", "serve"]
 
 # topic-init: creates the topics and applies every principal's ACLs as admin, then exits 0.
 FROM runtime AS ops

@@ -30,10 +30,10 @@ run: install  ## start Kafka and the four services, play a demo load, print a su
 serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and the back office (its URL printed; NOBO=1: without), up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
 	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless) $(if $(NOBO),--no-backoffice)
 
-test: install prometheus postgres chromium  ## the whole suite, real-Kafka tests included (starts and stops its own broker)
-	$(UV) run --frozen pytest
+test: install prometheus postgres chromium  ## the whole suite: real Kafka (its own broker), and the compose stack in a Docker engine (provisioned as root when none answers)
+	UV=$(UV) scripts/test.sh
 
-test-containers: install prometheus  ## the compose stack up and played in a Docker engine (provisioned as root when none answers)
+test-containers: install prometheus  ## only the compose stack's tests (make test runs them too)
 	@eval "$$(deploy/docker/engine.sh up)" && $(UV) run --frozen pytest -m containers tests/containers
 
 test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)

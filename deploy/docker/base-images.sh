@@ -2,7 +2,7 @@
 # Base images where no image registry answers (air-gapped sites, our build machines), made from
 # Debian's packages and the Kafka jars, never pulled:
 #
-#   base-images.sh build [python|kafka|prometheus ...]   build them (all by default) into the
+#   base-images.sh build [python|kafka|prometheus|postgres ...]   build them (all by default) into the
 #                         engine, print `export HOLDEM_*_IMAGE=...` lines for eval on stdout
 #   base-images.sh env    print those lines for the images already built (exit 3 if one is missing)
 #
@@ -14,6 +14,8 @@
 #                         apache/kafka (/opt/kafka/bin, /opt/kafka/libs; HOLDEM_KAFKA_IMAGE)
 #   holdem-base/prometheus:debian     the prometheus server of Debian's package (provision.sh) on
 #                         that base, run as nobody like prom/prometheus (HOLDEM_PROMETHEUS_IMAGE)
+#   holdem-base/postgres:15-bookworm  Debian 12's postgresql-15 on that base, with postgres:15's
+#                         first-start variables (postgres.Dockerfile; HOLDEM_POSTGRES_IMAGE)
 #
 # Needs root (debootstrap) and the Debian mirror; `apt-get install debootstrap` is done when
 # missing. The debootstrap tarball is cached in HOLDEM_DOCKER_CACHE (default
@@ -31,6 +33,7 @@ PACKAGES=python3,python3-venv,ca-certificates
 PYTHON_IMAGE=holdem-base/python:3.11-bookworm
 KAFKA_IMAGE=holdem-base/kafka:4.4.0
 PROMETHEUS_IMAGE=holdem-base/prometheus:debian
+POSTGRES_IMAGE=holdem-base/postgres:15-bookworm
 
 log() { echo "base-images.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -118,10 +121,24 @@ build_prometheus() {
     rm -rf "$context"
 }
 
+build_postgres() {
+    have "$POSTGRES_IMAGE" && return 0
+    build_python
+    log "building $POSTGRES_IMAGE (Debian's postgresql-15)"
+    local context
+    context="$(mktemp -d)"
+    cp "$HERE/postgres-start.sh" "$context/"
+    cp "$HERE/postgres.Dockerfile" "$context/Dockerfile"
+    DOCKER_BUILDKIT=0 docker build -q --force-rm --network host --build-arg BASE_IMAGE="$PYTHON_IMAGE" \
+        -t "$POSTGRES_IMAGE" "$context" >/dev/null || { rm -rf "$context"; die "building $POSTGRES_IMAGE failed"; }
+    rm -rf "$context"
+}
+
 exports() {
     echo "export HOLDEM_PYTHON_IMAGE=$PYTHON_IMAGE"
     echo "export HOLDEM_KAFKA_IMAGE=$KAFKA_IMAGE"
     echo "export HOLDEM_PROMETHEUS_IMAGE=$PROMETHEUS_IMAGE"
+    echo "export HOLDEM_POSTGRES_IMAGE=$POSTGRES_IMAGE"
 }
 
 cmd="${1:-}"
@@ -129,20 +146,20 @@ shift || true
 case "$cmd" in
     build)
         docker version >/dev/null 2>&1 || die "no Docker engine answers (eval \"\$(deploy/docker/engine.sh up)\" first)"
-        [[ $# -gt 0 ]] || set -- python kafka prometheus
+        [[ $# -gt 0 ]] || set -- python kafka prometheus postgres
         for image in "$@"; do
             case "$image" in
-                python | kafka | prometheus) "build_$image" ;;
-                *) die "unknown image: $image (python, kafka, prometheus)" ;;
+                python | kafka | prometheus | postgres) "build_$image" ;;
+                *) die "unknown image: $image (python, kafka, prometheus, postgres)" ;;
             esac
         done
         exports
         ;;
     env)
-        for image in "$PYTHON_IMAGE" "$KAFKA_IMAGE" "$PROMETHEUS_IMAGE"; do
+        for image in "$PYTHON_IMAGE" "$KAFKA_IMAGE" "$PROMETHEUS_IMAGE" "$POSTGRES_IMAGE"; do
             have "$image" || { log "$image is not built (base-images.sh build)"; exit 3; }
         done
         exports
         ;;
-    *) echo "usage: base-images.sh build [python|kafka|prometheus ...] | env" >&2; exit 2 ;;
+    *) echo "usage: base-images.sh build [python|kafka|prometheus|postgres ...] | env" >&2; exit 2 ;;
 esac

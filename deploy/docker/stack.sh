@@ -14,6 +14,8 @@
 #   dealer-vault-keys  the dealer's key ring, 32 random bytes made at the first `up` and kept
 #                      (the vault's records need the same key to be read again: never delete it
 #                      while the stack's data lives)
+#   postgres-password  the back office database's password, made at the first `up` and kept;
+#   backoffice-pgpass  the same as a pgpass line, for libpq in the back office's containers
 #   ca.pem             the CA bundle a build trusts besides its base's: the host's system bundle
 #                      plus HOLDEM_EXTRA_CA (a PEM file, or a folder of *.pem / *.crt), made anew
 #                      at each `up`; a BuildKit secret, in no image layer
@@ -28,6 +30,7 @@ PULL_TIMEOUT="${HOLDEM_PULL_TIMEOUT:-30}"
 UPSTREAM_PYTHON=python:3.11-slim
 UPSTREAM_KAFKA=apache/kafka:4.4.0
 UPSTREAM_PROMETHEUS=prom/prometheus:v3.1.0
+UPSTREAM_POSTGRES=postgres:15
 
 log() { echo "stack.sh: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -43,6 +46,7 @@ choose_images() {
     [[ -n "${HOLDEM_PYTHON_IMAGE:-}" ]] || { available "$UPSTREAM_PYTHON" && export HOLDEM_PYTHON_IMAGE=$UPSTREAM_PYTHON || missing+=(python); }
     [[ -n "${HOLDEM_KAFKA_IMAGE:-}" ]] || { available "$UPSTREAM_KAFKA" && export HOLDEM_KAFKA_IMAGE=$UPSTREAM_KAFKA || missing+=(kafka); }
     [[ -n "${HOLDEM_PROMETHEUS_IMAGE:-}" ]] || { available "$UPSTREAM_PROMETHEUS" && export HOLDEM_PROMETHEUS_IMAGE=$UPSTREAM_PROMETHEUS || missing+=(prometheus); }
+    [[ -n "${HOLDEM_POSTGRES_IMAGE:-}" ]] || { available "$UPSTREAM_POSTGRES" && export HOLDEM_POSTGRES_IMAGE=$UPSTREAM_POSTGRES || missing+=(postgres); }
     if [[ ${#missing[@]} -gt 0 ]]; then
         log "no registry gave ${missing[*]}: building the Debian-based stand-ins (deploy/docker/base-images.sh)"
         local line
@@ -51,10 +55,11 @@ choose_images() {
                 "export HOLDEM_PYTHON_IMAGE="*) [[ " ${missing[*]} " == *" python "* ]] && eval "$line" ;;
                 "export HOLDEM_KAFKA_IMAGE="*) [[ " ${missing[*]} " == *" kafka "* ]] && eval "$line" ;;
                 "export HOLDEM_PROMETHEUS_IMAGE="*) [[ " ${missing[*]} " == *" prometheus "* ]] && eval "$line" ;;
+                "export HOLDEM_POSTGRES_IMAGE="*) [[ " ${missing[*]} " == *" postgres "* ]] && eval "$line" ;;
             esac
         done < <("$HERE/base-images.sh" build "${missing[@]}")
     fi
-    : "${HOLDEM_PYTHON_IMAGE:?}" "${HOLDEM_KAFKA_IMAGE:?}" "${HOLDEM_PROMETHEUS_IMAGE:?}"
+    : "${HOLDEM_PYTHON_IMAGE:?}" "${HOLDEM_KAFKA_IMAGE:?}" "${HOLDEM_PROMETHEUS_IMAGE:?}" "${HOLDEM_POSTGRES_IMAGE:?}"
 }
 
 make_secrets() {
@@ -68,6 +73,16 @@ make_secrets() {
     fi
     # Read by the dealer's user (uid 10001 in the image) through the bind mount; nobody else.
     chown 10001 "$keys" 2>/dev/null && chmod 0400 "$keys" || chmod 0644 "$keys"
+
+    # The back office's database: its user's password (read by the database's entry point as
+    # root), and the same as a pgpass line for libpq in the back office (uid 10001, mode 0600).
+    local pgpw="$SECRETS/postgres-password"
+    if [[ ! -s "$pgpw" ]]; then
+        (umask 077 && head -c 24 /dev/urandom | base64 -w0 | tr '+/' '-_' >"$pgpw.tmp")
+        mv "$pgpw.tmp" "$pgpw"
+    fi
+    (umask 077 && echo "*:*:*:holdem:$(cat "$pgpw")" >"$SECRETS/backoffice-pgpass")
+    chown 10001 "$SECRETS/backoffice-pgpass" 2>/dev/null || chmod 0644 "$SECRETS/backoffice-pgpass"
 
     local bundle="$SECRETS/ca.pem" extra="${HOLDEM_EXTRA_CA:-}"
     : >"$bundle.tmp"
@@ -99,6 +114,7 @@ print_env() {
     echo "export HOLDEM_PYTHON_IMAGE=$HOLDEM_PYTHON_IMAGE"
     echo "export HOLDEM_KAFKA_IMAGE=$HOLDEM_KAFKA_IMAGE"
     echo "export HOLDEM_PROMETHEUS_IMAGE=$HOLDEM_PROMETHEUS_IMAGE"
+    echo "export HOLDEM_POSTGRES_IMAGE=$HOLDEM_POSTGRES_IMAGE"
     echo "export HOLDEM_SECRETS_DIR=$HOLDEM_SECRETS_DIR"
 }
 

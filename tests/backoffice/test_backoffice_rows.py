@@ -1,5 +1,6 @@
 """What the projection writes for the log's less common records, on real PostgreSQL: tables,
-sessions, the seamless bridge, a Settled the wallet refused, and a batch written twice."""
+sessions, the seamless bridge, a Settled the wallet refused, a batch written twice, and the
+promotion account's movements (ADR 029)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from support.messages import envelope
 
 from holdem.backoffice import db, store
+from holdem.backoffice.queries import balances
 from holdem.backoffice.rows import Batch, Where
 from holdem.backoffice.synthetic import Books, one_round
 from holdem.core import contracts as c
@@ -90,3 +92,27 @@ def test_a_batch_from_positions_already_passed_is_refused_whole(dsn: str) -> Non
     with db.connect(dsn) as conn, pytest.raises(store.PositionConflictError):
         store.write(conn, batch, {})  # a second writer that read from the start
     assert rows(dsn, "SELECT count(*) FROM rounds") == [(1,)]
+
+
+def test_the_promotion_accounts_movements_are_kept_by_kind(dsn: str) -> None:
+    money = {"currency": "EUR", "held": 0, "occurred_at": AT}
+    write(dsn, [
+        ("wallet", c.PromoCredited(**envelope("p1", idempotency_key="promo:k1", amount=700,
+                                              available=700, campaign_id="cup",
+                                              reason="prize", **money))),
+        ("wallet", c.FreeStakeTaken(**envelope("p1", round_id="r1", idempotency_key="stake:r1",
+                                               amount=150, available=700, campaign_id="cup",
+                                               ante=100, aa_bonus=50, **money))),
+        ("wallet", c.FreeStakeRefunded(**envelope("p1", round_id="r1", amount=150,
+                                                  idempotency_key="free-refund:r1",
+                                                  available=700, campaign_id="cup", **money))),
+    ])  # fmt: skip
+
+    found = rows(dsn, "SELECT tx_id, kind, amount FROM movements ORDER BY tx_id")
+    assert found == [
+        ("free-refund:r1", "free_stake_refund", 150),
+        ("promo:k1", "promo_credit", 700),
+        ("stake:r1", "free_stake", 150),
+    ]
+    moves = [{"kind": "free_stake", "amount": 150, "available": 700, "held": 0}]
+    assert balances(moves) == {"balance_before": 700, "balance_after": 700}  # not the player's

@@ -26,7 +26,8 @@ from support.compose import (
 )
 
 
-@pytest.fixture(scope="session")
+# Per module: the stack is down before the next module's (holdem.testing's own stack) comes up.
+@pytest.fixture(scope="module")
 def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeStack]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
     engine_was_up = engine_answers(env)
@@ -54,6 +55,7 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
     # The query's metrics port is not published here: the test reads it through Prometheus.
     env["HOLDEM_QUERY_METRICS_PORT"] = str(free_ports(1)[0])
     env.update({f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()})
+    env["HOLDEM_BACKOFFICE_ADMIN_PASSWORD"] = secrets.token_hex(12)  # its web pages' first user
     stack = ComposeStack(project, env, ports["KAFKA"], ports["PROMETHEUS"], passwords)
     try:
         started = time.monotonic()
@@ -66,7 +68,10 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
                 timeout=UP_TIMEOUT_S + 60,
             )  # fmt: skip
         except AssertionError as error:
-            logs = "\n".join(stack.logs(s, 15) for s in ("kafka", "topic-init", *SERVICES))
+            logs = "\n".join(
+                stack.logs(s, 15)
+                for s in ("kafka", "topic-init", *SERVICES, "postgres", "backoffice-init")
+            )
             raise AssertionError(f"{error}\n{logs}") from None
         stack.figures["up_wait_s"] = round(time.monotonic() - started, 1)
         yield stack

@@ -10,15 +10,23 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from support.compose import REPO, SERVICES, ComposeStack
+from support.compose import (
+    REPO,
+    SERVICES,
+    ComposeStack,
+    second_instance,
+    took_all,
+    wait_for,
+)
 
 from holdem.client import Operator, Player, Refused
 from holdem.core.contracts import Settled
@@ -75,8 +83,8 @@ async def kill_wallet_under_load(stack: ComposeStack, tally: Tally) -> dict[str,
     would (no goodbye to its group); the seconds until its container is healthy again."""
     while tally.rounds < KILL_AFTER_ROUNDS:
         await asyncio.sleep(0.2)
-    restarts = stack.restarts("wallet")
-    pid = int(stack.state("wallet")["Pid"])
+    restarts = await asyncio.to_thread(stack.restarts, "wallet")
+    pid = int((await asyncio.to_thread(stack.state, "wallet"))["Pid"])
     killed = time.monotonic()
     os.kill(pid, signal.SIGKILL)
     in_flight = tally.open
@@ -112,11 +120,8 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
     the second has rebuilt and owns every partition (its "replayed" log line naming all three,
     by the line's own timestamp), and the stopped one's exit status (0: a clean stop). Then the
     first is started again."""
-    second = stack.compose(
-        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", "settlement"
-    ).strip().splitlines()[-1]  # fmt: skip
+    second = second_instance(stack, "settlement")
     try:
-        wait_for("the second settlement instance healthy", lambda: health(stack, second), 300)
         first = stack.container("settlement")
         signalled = datetime.now(UTC)
         started = time.monotonic()
@@ -139,25 +144,23 @@ def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
     return figures
 
 
-def health(stack: ComposeStack, container: str) -> bool:
-    status = stack.docker("inspect", "--format", "{{.State.Health.Status}}", container)
-    return bool(status == "healthy")
-
-
-def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
-    """The container's last "replayed" line if it rebuilt all three partitions after its first
-    one (the services log to stderr and stdout: both are read)."""
-    done = subprocess.run(
-        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
-    )
-    replays = [
-        json.loads(line)
-        for line in (done.stdout + done.stderr).splitlines()
-        if line.startswith("{") and '"replayed"' in line
-    ]
-    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
-        return dict(replays[-1])
-    return None
+def back_office_statement(stack: ComposeStack, days: list[str]) -> dict[str, int]:
+    """The back office's statement of ``days`` summed over its lines, read as its first user
+    through the web pages (login form, then each page's JSON)."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    site = f"http://127.0.0.1:{stack.env['HOLDEM_BACKOFFICE_PORT']}"
+    form = {"username": "admin", "password": stack.env["HOLDEM_BACKOFFICE_ADMIN_PASSWORD"]}
+    with opener.open(f"{site}/login", urllib.parse.urlencode(form).encode(), timeout=10) as page:
+        landed = urllib.parse.urlsplit(page.url).path  # a failed login shows the form again
+        assert page.status == 200 and landed != "/login", f"login failed: landed on {page.url}"
+    totals: dict[str, int] = {}
+    for day in days:
+        with opener.open(f"{site}/statements.json?day={day}", timeout=10) as page:
+            for line in json.loads(page.read())["lines"]:
+                for key, value in line.items():
+                    if isinstance(value, int):
+                        totals[key] = totals.get(key, 0) + value
+    return totals
 
 
 def main_counter(stack: ComposeStack, name: str) -> float:
@@ -167,17 +170,6 @@ def main_counter(stack: ComposeStack, name: str) -> float:
         query=f'sum(holdem_{name}_minor_total{{bet=~"ante|call",service="settlement"}})',
     )["result"]
     return float(result[0]["value"][1]) if result else 0.0
-
-
-def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
-    deadline = time.monotonic() + within_s
-    while True:
-        result = check()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {within_s:.0f}s")
-        time.sleep(1)
 
 
 async def test_the_stack_plays_survives_a_killed_wallet_and_is_observed(
@@ -232,21 +224,15 @@ async def play_and_observe(stack: ComposeStack) -> None:
     def targets_up() -> list[str] | None:
         active = stack.prometheus("/api/v1/targets")["activeTargets"]
         jobs = sorted(t["labels"]["job"] for t in active if t["health"] == "up")
-        return jobs if set(SERVICES) <= set(jobs) else None
+        return (
+            jobs if set(SERVICES) | {"backoffice", "backoffice-projection"} <= set(jobs) else None
+        )
 
     figures["targets_up"] = wait_for("every target up", targets_up)
 
     # The recording rule's RTP against the run's: returned / wagered of the settled rounds.
     run_rtp = tally.main_returned / tally.main_wagered
-
-    def recorded_rtp() -> float | None:
-        result = stack.prometheus("/api/v1/query", query="currency:holdem_rtp_main:ratio1h")
-        return float(result["result"][0]["value"][1]) if result["result"] else None
-
-    await asyncio.sleep(3 * SCRAPE_S)  # the last settlements scraped and the rules evaluated
-    rule_rtp = wait_for("currency:holdem_rtp_main:ratio1h", recorded_rtp)
-    # The same figure from the committed Settled records of the load's players, and the raw
-    # counters by service: where a difference comes from when there is one.
+    # The same figure from the committed Settled records of the load's players.
     players = set(plan.player_ids())
     logged = [
         r.message
@@ -256,16 +242,44 @@ async def play_and_observe(stack: ComposeStack) -> None:
     log_rtp = sum(m.ante_return + m.call_return for m in logged) / sum(
         m.ante + m.call for m in logged
     )
-    raw = {
-        name: {
-            sample["metric"].get("service", "?"): float(sample["value"][1])
-            for sample in stack.prometheus(
-                "/api/v1/query",
-                query=f'sum by (service) (holdem_{name}_minor_total{{bet=~"ante|call"}})',
-            )["result"]
+    assert abs(log_rtp - run_rtp) < 1e-9, (log_rtp, run_rtp)
+
+    # The counters moved by exactly the run's stakes and returns (beyond the example round's,
+    # counted before the load): wait until a scrape has their final values.
+    def counters() -> dict[str, dict[str, float]]:
+        return {
+            name: {
+                sample["metric"].get("service", "?"): float(sample["value"][1])
+                for sample in stack.prometheus(
+                    "/api/v1/query",
+                    query=f'sum by (service) (holdem_{name}_minor_total{{bet=~"ante|call"}})',
+                )["result"]
+            }
+            for name in ("wagered", "returned")
         }
-        for name in ("wagered", "returned")
-    }
+
+    def scraped_final() -> dict[str, dict[str, float]] | None:
+        raw = counters()
+        moved = (
+            raw["wagered"].get("settlement", 0.0) - before["wagered"],
+            raw["returned"].get("settlement", 0.0) - before["returned"],
+        )
+        return raw if moved == (tally.main_wagered, tally.main_returned) else None
+
+    raw = wait_for("the settlement's counters scraped at the run's totals", scraped_final, 60)
+    final_seen = time.time()
+
+    # The holdem.rtp group evaluates once a minute: its RTP counts only once an evaluation came
+    # after that scrape (an earlier one saw part of the run).
+    def evaluated_after_final() -> bool:
+        groups = stack.prometheus("/api/v1/rules", type="record")["groups"]
+        rtp = next(g for g in groups if g["name"] == "holdem.rtp")
+        return datetime.fromisoformat(rtp["lastEvaluation"]).timestamp() > final_seen
+
+    wait_for("an evaluation of holdem.rtp after the final scrape", evaluated_after_final, 90)
+    result = stack.prometheus("/api/v1/query", query="currency:holdem_rtp_main:ratio1h")["result"]
+    assert result, "currency:holdem_rtp_main:ratio1h has no value"
+    rule_rtp = float(result[0]["value"][1])
     figures["rtp"] = {
         "run": round(run_rtp, 5),
         "log": round(log_rtp, 5),
@@ -275,29 +289,67 @@ async def play_and_observe(stack: ComposeStack) -> None:
         "run_wagered": tally.main_wagered,
         "run_returned": tally.main_returned,
     }
-    # increase() extrapolates each series a little past its first and last samples; the same
-    # factor for stakes and returns up to the per-series "not below zero" clamp at the start.
-    assert abs(log_rtp - run_rtp) < 1e-9, figures["rtp"]
-    # The counters moved by exactly the run's stakes and returns (beyond the example round's,
-    # counted before the load).
-    assert raw["wagered"]["settlement"] - before["wagered"] == tally.main_wagered, figures["rtp"]
-    assert raw["returned"]["settlement"] - before["returned"] == tally.main_returned
     # The rule: increase() extrapolates each series past its first sample by up to half a scrape
     # interval, less for a series whose first value is small (its "not below zero" clamp), so
     # stakes and returns may be stretched differently: the error is bounded by that share of the
-    # time the series have existed.
+    # time the series have existed (both series are scraped together, so their ends agree).
     tolerance = max(RTP_TOLERANCE, run_rtp * SCRAPE_S / (time.monotonic() - series_born))
     figures["rtp"]["tolerance"] = round(tolerance, 4)
     assert abs(rule_rtp - run_rtp) <= tolerance, (figures["rtp"], stack.logs("settlement", 80))
 
-    # Every expression of every Grafana panel returns data on this Prometheus.
-    empty = []
+    # Every expression of every Grafana panel returns data on this Prometheus: rates need two
+    # samples of a series and recording rules an evaluation after them, so each gets a while.
     expressions = list(dashboard_expressions())
-    for where, expr in expressions:
-        result = stack.prometheus("/api/v1/query", query=as_grafana_sends(expr))["result"]
-        if not result:
-            empty.append(f"{where}: {expr}")
     figures["grafana_expressions"] = len(expressions)
-    assert expressions and not empty, empty
+    assert expressions
+
+    def empty_panels() -> list[str]:
+        return [
+            f"{where}: {expr}"
+            for where, expr in expressions
+            if not stack.prometheus("/api/v1/query", query=as_grafana_sends(expr))["result"]
+        ]
+
+    deadline = time.monotonic() + 90
+    while (empty := empty_panels()) and time.monotonic() < deadline:
+        await asyncio.sleep(SCRAPE_S)
+    rejected = stack.prometheus("/api/v1/query", query="holdem_rejected_total")["result"]
+    assert not empty, (empty, rejected)
+
+    # The back office's projection has every record (no lag), and its statement of the run's days
+    # has the audit's rounds and the settlement's stakes and returns to the minor unit.
+    def projected() -> float | None:
+        lag = stack.prometheus(
+            "/api/v1/query", query="max(holdem_backoffice_projection_lag_records)"
+        )
+        value = float(lag["result"][0]["value"][1]) if lag["result"] else None
+        return None if value is None or value > 0 else 1.0
+
+    wait_for("the back office's projection caught up", projected, 120)
+    today = datetime.now(UTC).date()
+    days = [(today - timedelta(days=1)).isoformat(), today.isoformat()]
+    voided = tally.outcomes.get("voided", 0)
+    expected = {
+        "rounds": report.ended,
+        "voided": voided,
+        "settled": report.ended - voided,
+        "main_stakes": int(raw["wagered"]["settlement"]),
+        "main_returns": int(raw["returned"]["settlement"]),
+    }
+
+    def statement_matches() -> dict[str, int] | None:
+        got = back_office_statement(stack, days)
+        seen = {
+            "rounds": got.get("rounds", 0),
+            "voided": got.get("voided", 0),
+            "settled": got.get("settled", 0),
+            "main_stakes": got.get("ante_stakes", 0) + got.get("call_stakes", 0),
+            "main_returns": got.get("ante_returns", 0) + got.get("call_returns", 0),
+        }
+        figures["back_office"] = seen
+        return seen if seen == expected else None
+
+    wait_for(f"the back office's statement equal to {expected}", statement_matches, 60)
+    assert "backoffice-projection" in figures["targets_up"], figures["targets_up"]
 
     figures["sigterm"] = await asyncio.to_thread(sigterm_handover, stack)

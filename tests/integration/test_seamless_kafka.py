@@ -8,7 +8,6 @@ code, and a bet at a table starts a session timed by that table's idle timeout (
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import AsyncIterator
 
@@ -16,12 +15,12 @@ import pytest
 from support.kafka import Cluster
 from support.messages import command
 from support.rounds import RoundEvents, deck_for
+from support.seamless_stack import bridge
 from support.stack import Stack
 from support.tables import terms
 
 from holdem.client.operator import Operator
 from holdem.client.player import Player, Refused
-from holdem.client.seamless_run import serve
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import (
     BetPlaced,
@@ -38,7 +37,6 @@ from holdem.core.contracts import (
     WalletRejected,
 )
 from holdem.core.contracts.seamless import CreditRequested, DebitRequested, SeamlessCredited
-from holdem.core.wire.topics import Topics
 
 pytestmark = pytest.mark.kafka
 
@@ -48,28 +46,6 @@ TABLE = terms(ante_min=100, decision_timeout_s=300, idle_timeout_s=IDLE_S)
 TABLE_ANTE = 100
 TABLE_DEBIT = 3 * TABLE_ANTE  # ante + the call hold (2 × ante), no AA Bonus
 FAULTS = Faults(silence=0.15, drop=0.25, duplicate=0.4, max_delay=4)
-SEAMLESS = {"wallet_mode": "seamless", "seamless_debit_timeout_s": 3.0, "seamless_retry_s": 1.0}
-
-
-@contextlib.asynccontextmanager
-async def bridge(kafka: Cluster, operator: FaultyOperator) -> AsyncIterator[Stack]:
-    """The three services in seamless mode on fresh topics, ``operator`` answering as the
-    operator principal."""
-    stack = Stack(kafka, Topics.unique("seamless"), wallet_settings=dict(SEAMLESS))
-    await stack.open()
-    stopping = asyncio.Event()
-    task = asyncio.create_task(
-        serve(kafka.operator, stack.topics, operator, step_s=0.2, stopping=stopping)
-    )
-    try:
-        yield stack
-    finally:
-        stopping.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(task, 10)
-        await stack.close()
-    if task.done() and task.exception() is not None:
-        raise task.exception()  # type: ignore[misc]
 
 
 @pytest.fixture
@@ -171,7 +147,7 @@ async def test_the_operators_limit_reaches_the_player_and_a_tables_idle_timeout_
         await stack.assert_sound(limited, player)
 
     [debit] = [m for m in stack.events(player, "wallet") if isinstance(m, DebitRequested)]
-    assert (debit.version, debit.idle_timeout_s) == (2, IDLE_S)
+    assert (debit.version, debit.idle_timeout_s) == (3, IDLE_S)  # v3: a free hand's campaign
     [bet_placed] = [m for m in stack.events(player) if isinstance(m, BetPlaced)]
     [started] = [m for m in stack.events(player) if isinstance(m, SessionStarted)]
     assert bet_placed.idle_timeout_s == started.idle_timeout_s == IDLE_S

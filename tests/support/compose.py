@@ -18,9 +18,25 @@ from holdem.core.wire.connection import KafkaConnection
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "deploy" / "docker" / "engine.sh"
 STACK = REPO / "deploy" / "docker" / "stack.sh"
-PRINCIPALS = ("broker", "admin", "dealer", "wallet", "settlement", "query", "operator")
+PRINCIPALS = (
+    "broker",
+    "admin",
+    "dealer",
+    "wallet",
+    "settlement",
+    "query",
+    "operator",
+    "backoffice",
+)
 SERVICES = ("dealer", "wallet", "settlement", "query")
-PORTS = ("KAFKA", "PROMETHEUS", "DEALER_METRICS", "WALLET_METRICS", "SETTLEMENT_METRICS")
+PORTS = (
+    "KAFKA",
+    "PROMETHEUS",
+    "DEALER_METRICS",
+    "WALLET_METRICS",
+    "SETTLEMENT_METRICS",
+    "BACKOFFICE",
+)
 UP_TIMEOUT_S = 900  # builds on a cold engine (two shared cores) included
 
 
@@ -91,6 +107,12 @@ class ComposeStack:
             raise AssertionError(f"docker {' '.join(args)}: {done.stderr[-2000:]}")
         return done.stdout.strip()
 
+    def docker_result(self, *args: str) -> int:
+        """``docker args``'s exit status (its output dropped)."""
+        return subprocess.run(
+            ["docker", *args], env=self.env, capture_output=True, timeout=60
+        ).returncode
+
     def container(self, service: str) -> str:
         return self.compose("ps", "-q", service).strip()
 
@@ -123,3 +145,50 @@ class ComposeStack:
             body = json.loads(response.read())
         assert body["status"] == "success", body
         return body["data"]
+
+
+def wait_for(what: str, check: Any, within_s: float = 90) -> Any:
+    """``check()``'s first truthy value, polled each second (AssertionError past the bound)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {within_s:.0f}s")
+        time.sleep(1)
+
+
+def health(stack: ComposeStack, container: str) -> bool:
+    """True when the container (an id or name) reports healthy."""
+    status = stack.docker("inspect", "--format", "{{.State.Health.Status}}", container)
+    return bool(status == "healthy")
+
+
+def took_all(stack: ComposeStack, container: str) -> dict[str, Any] | None:
+    """The container's last "replayed" line if it rebuilt all three partitions after its first
+    one (the services log to stderr and stdout: both are read)."""
+    done = subprocess.run(
+        ["docker", "logs", container], env=stack.env, capture_output=True, text=True, timeout=60
+    )
+    replays = [
+        json.loads(line)
+        for line in (done.stdout + done.stderr).splitlines()
+        if line.startswith("{") and '"replayed"' in line
+    ]
+    if len(replays) >= 2 and replays[-1].get("partitions") == [0, 1, 2]:
+        return dict(replays[-1])
+    return None
+
+
+def second_instance(stack: ComposeStack, service: str) -> str:
+    """A second instance of ``service`` in its group (instance id 1), healthy: its container."""
+    second = stack.compose(
+        "run", "--detach", "--no-deps", "-e", "HOLDEM_INSTANCE_ID=1", service
+    ).strip().splitlines()[-1]  # fmt: skip
+    try:
+        wait_for(f"the second {service} instance healthy", lambda: health(stack, second), 300)
+    except BaseException:
+        stack.docker("rm", "--force", second)
+        raise
+    return second

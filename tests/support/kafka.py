@@ -1,10 +1,19 @@
 """A Kafka cluster for the tests, with authentication and ACLs on: KAFKA_BOOTSTRAP_SERVERS (plus
-the principals' env files in HOLDEM_KAFKA_CLIENTS_DIR), else deploy/kafka/kafka.sh's jars."""
+the principals' env files in HOLDEM_KAFKA_CLIENTS_DIR), else with HOLDEM_TEST_BROKER=container a
+Kafka container (testcontainers; the compose stack's image and start script), else
+deploy/kafka/kafka.sh's jars."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import concurrent.futures
 import contextlib
 import os
+import secrets
+import socket
+import time
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +23,9 @@ from holdem.ops import acl
 from holdem.ops.broker import LaunchError, LocalBroker, read_principals
 
 CLIENTS_DIR_ENV = f"{PREFIX}CLIENTS_DIR"
+BROKER_ENV = "HOLDEM_TEST_BROKER"  # "container": the suite's broker is a Kafka container
+REPO = Path(__file__).resolve().parents[2]
+CONTAINER_READY_S = 180
 
 
 class BrokerUnavailableError(RuntimeError):
@@ -88,12 +100,100 @@ def external_broker(bootstrap: str) -> Iterator[Cluster]:
     yield Cluster(bootstrap, {name: c.with_bootstrap(bootstrap) for name, c in found.items()})
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _answers(connection: KafkaConnection) -> bool:
+    from aiokafka.admin import AIOKafkaAdminClient
+    from aiokafka.errors import KafkaError
+
+    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=5000)
+    try:
+        await admin.start()
+        await admin.list_topics()
+        return True
+    except (KafkaError, OSError):
+        return False
+    finally:
+        await admin.close()
+
+
+@contextlib.contextmanager
+def container_broker() -> Iterator[Cluster]:
+    """A Kafka container (testcontainers): the compose stack's image (HOLDEM_KAFKA_IMAGE, else
+    apache/kafka:4.4.0) and start script, so SCRAM users, the authorizer and deny-by-default are
+    the stack's; published on a free port of 127.0.0.1; removed with its network after."""
+    from testcontainers.core.container import DockerContainer
+    from testcontainers.core.network import Network
+
+    os.environ.setdefault("TESTCONTAINERS_RYUK_DISABLED", "true")  # its image needs a registry
+    image = os.environ.get("HOLDEM_KAFKA_IMAGE", "apache/kafka:4.4.0")
+    port = _free_port()
+    passwords = {p: secrets.token_hex(12) for p in ("broker", *acl.PRINCIPALS)}
+    script = REPO / "deploy" / "compose" / "kafka-start.sh"
+    container = (
+        DockerContainer(image, entrypoint=["/bin/bash", "/holdem/kafka-start.sh"], hostname="kafka")
+        .with_volume_mapping(str(script), "/holdem/kafka-start.sh", "ro")
+        .with_envs(
+            CLUSTER_ID=base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="),
+            KAFKA_HEAP_OPTS="-Xms256m -Xmx512m",
+            HOLDEM_KAFKA_EXTERNAL=f"127.0.0.1:{port}",
+            **{f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()},
+        )
+    )
+    try:
+        network = Network().create()
+    except Exception as exc:  # docker's errors: no engine, no permission
+        raise BrokerUnavailableError(f"no Docker engine for the Kafka container: {exc}") from exc
+    # Published on loopback only (with_bind_ports takes no address; docker's create does).
+    container.ports["29092/tcp"] = ("127.0.0.1", port)  # type: ignore[assignment]
+    try:
+        try:
+            container.with_network(network).start()
+        except Exception as exc:
+            raise BrokerUnavailableError(f"the Kafka container did not start: {exc}") from exc
+        bootstrap = f"127.0.0.1:{port}"
+        principals = {
+            name: KafkaConnection(
+                bootstrap=bootstrap,
+                security_protocol="SASL_PLAINTEXT",
+                sasl_mechanism="SCRAM-SHA-512",
+                username=name,
+                password=passwords[name],
+            )
+            for name in acl.PRINCIPALS
+        }
+        deadline = time.monotonic() + CONTAINER_READY_S
+        # In a thread of its own: this may run while the tests' event loop is running.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            answers = lambda: pool.submit(asyncio.run, _answers(principals["admin"])).result()  # noqa: E731
+            while not answers():
+                if time.monotonic() > deadline:
+                    out, err = container.get_logs()
+                    tail = (out + err).decode(errors="replace")[-3000:]
+                    raise BrokerUnavailableError(f"the Kafka container did not answer:\n{tail}")
+                time.sleep(1)
+        yield Cluster(bootstrap, principals)
+    finally:
+        # A container that never started has nothing to stop; make test fails on any left over.
+        with contextlib.suppress(Exception):
+            container.stop()
+        network.remove()
+
+
 @contextlib.contextmanager
 def kafka_broker() -> Iterator[Cluster]:
     """A reachable cluster with authentication on: the one KAFKA_BOOTSTRAP_SERVERS names, else a
     local one from the jars (the Docker way of DESIGN.md is gone: it had no SASL set-up)."""
     if bootstrap := os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
         with external_broker(bootstrap) as cluster:
+            yield cluster
+        return
+    if os.environ.get(BROKER_ENV) == "container":
+        with container_broker() as cluster:
             yield cluster
         return
     with local_broker() as cluster:

@@ -113,11 +113,13 @@ def verified_settled(
     ante: int = 1_000,
     aa_bonus: int = 500,
     decision: Literal["call", "fold"] = "call",
+    game: RoundEvents | None = None,
     **kw: Any,
 ) -> Settled:
-    """Settlement's true result of ``round_events(round_id, player_id)`` for these bets (the
-    deck's call wins 8 × ante: 2 ante + 2 call + 4 × bonus 500 with ante 1 000)."""
-    game = round_events(round_id, player_id)
+    """Settlement's true result of ``round_events(round_id, player_id)`` (or ``game``) for these
+    bets (the default deck's call wins 8 × ante: 2 ante + 2 call + 4 × bonus 500 with ante
+    1 000)."""
+    game = game or round_events(round_id, player_id)
     expected = expected_settled(
         deck=[str(card) for card in game.deck],
         salt=game.salt.hex(),

@@ -22,8 +22,14 @@ DOCUMENTED_ENV = {
     "HOLDEM_METRICS_PORT",
     "HOLDEM_PARTITIONS",
     "HOLDEM_DEALER_VAULT_KEY_FILE",
+    "HOLDEM_DEALER_TEST_MODE",
 }
 METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 9104}
+# The back office's containers (ADR 026): one image, three commands; only the projection
+# reads Kafka.
+BACKOFFICE = ("backoffice-init", "backoffice-projection", "backoffice")
+BACKOFFICE_ENV = {"HOLDEM_BACKOFFICE_DSN", "PGPASSFILE", "HOLDEM_BACKOFFICE_PASSWORD"}
+BACKOFFICE_TARGETS = {"backoffice-projection:9105", "backoffice:8080"}
 
 
 def load_yaml(path: Path) -> Any:
@@ -125,9 +131,31 @@ def test_services_read_only_documented_environment_variables(
     built: dict[str, dict[str, Any]],
 ) -> None:
     for name, service in built.items():
-        undocumented = set(env_of(service)) - DOCUMENTED_ENV
+        documented = DOCUMENTED_ENV | BACKOFFICE_ENV if name in BACKOFFICE else DOCUMENTED_ENV
+        undocumented = set(env_of(service)) - documented
         assert not undocumented, f"{name} sets undocumented env vars {undocumented}"
-        assert env_of(service)["HOLDEM_KAFKA_BOOTSTRAP"] == "kafka:9092"
+        if name not in BACKOFFICE[:1] + BACKOFFICE[2:]:  # init and web never touch Kafka
+            assert env_of(service)["HOLDEM_KAFKA_BOOTSTRAP"] == "kafka:9092"
+
+
+def test_the_back_office_reaches_its_database_without_a_password_in_any_variable(
+    compose: dict[str, Any],
+) -> None:
+    for name in BACKOFFICE:
+        service = compose["services"][name]
+        env = env_of(service)
+        assert service["build"]["target"] == "backoffice", name
+        assert env["HOLDEM_BACKOFFICE_DSN"] == "postgresql://holdem@postgres:5432/holdem", name
+        assert env["PGPASSFILE"] == "/run/secrets/backoffice_pgpass", name
+        assert service["secrets"] == ["backoffice_pgpass"], name
+    assert not [
+        k for k in env_of(compose["services"]["backoffice"]) if k.startswith("HOLDEM_KAFKA")
+    ]
+    postgres = env_of(compose["services"]["postgres"])
+    assert postgres["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+    assert "POSTGRES_PASSWORD" not in postgres
+    for secret in ("postgres_password", "backoffice_pgpass"):
+        assert compose["secrets"][secret]["file"].startswith("${HOLDEM_SECRETS_DIR"), secret
 
 
 def test_services_expose_their_fixed_metrics_ports(built: dict[str, dict[str, Any]]) -> None:
@@ -145,7 +173,8 @@ def test_prometheus_scrapes_exactly_the_services_metrics_ports() -> None:
         for static in job["static_configs"]
         for target in static["targets"]
     }
-    assert targets == {f"{name}:{port}" for name, port in METRICS_PORTS.items()}
+    services = {f"{name}:{port}" for name, port in METRICS_PORTS.items()}
+    assert targets == services | BACKOFFICE_TARGETS
 
 
 def test_grafana_provisions_prometheus_and_the_dashboards_folder(
@@ -163,8 +192,12 @@ def test_grafana_provisions_prometheus_and_the_dashboards_folder(
 def test_each_built_service_authenticates_as_its_own_principal_with_scram(
     built: dict[str, dict[str, Any]],
 ) -> None:
-    expected = {"topic-init": "admin", **{name: name for name in METRICS_PORTS}}
-    assert set(expected) == set(built)
+    expected = {
+        "topic-init": "admin",
+        "backoffice-projection": "backoffice",
+        **{name: name for name in METRICS_PORTS},
+    }
+    assert set(expected) | {"backoffice-init", "backoffice"} == set(built)
     for name, principal in expected.items():
         env = env_of(built[name])
         assert env["HOLDEM_KAFKA_SECURITY_PROTOCOL"] == "SASL_PLAINTEXT", name
@@ -199,7 +232,9 @@ def test_the_broker_requires_scram_and_denies_what_no_acl_allows(
     assert "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer" in script
     assert "allow.everyone.if.no.acl.found=false" in script
     assert "super.users=User:admin;User:broker" in script
-    for principal in ("broker", "admin", "dealer", "wallet", "settlement", "operator"):
+    for principal in (
+        "broker", "admin", "dealer", "wallet", "settlement", "query", "operator", "backoffice"
+    ):  # fmt: skip
         assert f"$(scram {principal} " in script, principal
         assert f"HOLDEM_{principal.upper()}_PASSWORD" in env_of(kafka), principal
     assert not {k for k in env_of(kafka) if k.startswith("KAFKA_") and "LISTENER" in k}

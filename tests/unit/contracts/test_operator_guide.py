@@ -13,6 +13,8 @@ import pytest
 
 from holdem.core.contracts import Reason, RecordReason, parse
 from holdem.core.contracts.base import OperatorRefusal, ProtectionRefusal
+from holdem.core.contracts.forced import ForceRefusal
+from holdem.core.contracts.promotions import PromoReason
 from holdem.core.contracts.protection import ProtectionRejection
 from holdem.core.contracts.queries import QueryReason
 from holdem.core.contracts.seamless import DebitRejection, ReplyRefusal
@@ -73,11 +75,13 @@ def test_the_rejections_table_lists_every_reason_the_contracts_have() -> None:
     listed = {code for row in rows for code in CODE.findall(row[4])} - FIELDS
     enums: tuple[type[StrEnum], ...] = (Reason, RecordReason, OperatorRefusal, SessionRefusal)
     enums += (ProtectionRefusal, ProtectionRejection)  # ADR 028
+    enums += (ForceRefusal,)  # ADR 030
     contracts = {r.value for e in enums for r in e}
     assert listed == contracts, (sorted(listed - contracts), sorted(contracts - listed))
     by_type = {row[1].strip().strip("`"): set(CODE.findall(row[4])) for row in rows}
     assert by_type["round.session_rejected"] == {r.value for r in SessionRefusal}
     assert by_type["wallet.protection_rejected"] == {r.value for r in ProtectionRejection}
+    assert by_type["round.deck_force_rejected"] == {r.value for r in ForceRefusal}
     dealer = (ROOT / "services/dealer/src/holdem/dealer/decide.py").read_text()
     said = {Reason[name].value for name in re.findall(r"Reason\.([A-Z_]+)", dealer)}
     assert by_type["round.command_rejected"] == said
@@ -90,3 +94,13 @@ def test_the_seamless_reasons_are_the_contracts() -> None:
     refused = between(section(12), "`seamless.reply_refused` (`reason`:", "on `holdem.wallet`")
     refused = refused.removeprefix("`seamless.reply_refused` (`reason`:")
     assert set(CODE.findall(refused)) == {r.value for r in ReplyRefusal}
+
+
+def test_the_promotion_reasons_are_the_contracts() -> None:
+    rows = [line.split("|") for line in section(16).splitlines() if line.startswith("| `")]
+    assert {row[1].strip().strip("`") for row in rows} == {r.value for r in PromoReason}
+    wallet = (ROOT / "services/wallet/src/holdem/wallet/promotions.py").read_text()
+    said = {Reason[name].value for name in re.findall(r"(?<!Promo)Reason\.([A-Z_]+)", wallet)}
+    said |= {Reason.DUPLICATE.value, Reason.INVALID.value}  # the command-id checks' own
+    listed = set(CODE.findall(between(section(16), "codes that apply", "promotion code")))
+    assert listed == said, (sorted(listed - said), sorted(said - listed))

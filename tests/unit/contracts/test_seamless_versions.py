@@ -1,5 +1,6 @@
-"""round.bet_rejected v3 (the operator wallet's refusals) and seamless.debit_requested v2 (the
-table's idle timeout): the older versions still parse, the new ones go through the wire."""
+"""round.bet_rejected v3 (the operator wallet's refusals), seamless.debit_requested v2 (the
+table's idle timeout) and v3 (a free hand's campaign): the older versions still parse, the new
+ones go through the wire."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def test_a_v1_debit_requested_parses_without_an_idle_timeout() -> None:
 
 def test_a_v2_debit_requested_carries_the_idle_timeout_through_the_wire() -> None:
     sent = DebitRequested.model_validate({**DEBIT, "idle_timeout_s": 120})
-    assert sent.version == 2
+    assert sent.version == 3  # v3 also names a free hand's campaign (ADR 029)
 
     read = parse("wallet", dump(sent))
 
@@ -119,3 +120,11 @@ def test_an_idle_timeout_out_of_range_is_invalid(idle: object) -> None:
     with pytest.raises(ContractError) as error:
         parse("wallet", wire(DEBIT, version=2, idle_timeout_s=idle))
     assert error.value.reason is Reason.INVALID and "idle_timeout_s" in error.value.detail
+
+
+def test_a_v3_debit_requested_names_a_free_hands_campaign_and_v2_names_none() -> None:
+    free = parse("wallet", wire(DEBIT, version=3, amount=200, campaign_id="welcome"))
+    paid = parse("wallet", wire(DEBIT, version=2))
+
+    assert (free.version, free.amount, free.campaign_id) == (3, 200, "welcome")
+    assert (paid.version, paid.campaign_id) == (2, None)

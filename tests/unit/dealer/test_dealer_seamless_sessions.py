@@ -40,7 +40,7 @@ def test_the_debit_carries_the_tables_idle_timeout_to_the_bet_and_the_session() 
 
     [debit] = bridged.bet("r1", version=2, table_id="t1")
     assert isinstance(debit, DebitRequested)
-    assert (debit.version, debit.table_id, debit.idle_timeout_s) == (2, "t1", IDLE)
+    assert (debit.version, debit.table_id, debit.idle_timeout_s) == (3, "t1", IDLE)  # ADR 029
     placed = next(e for e in bridged.deliver() if isinstance(e, BetPlaced))
 
     assert (placed.version, placed.idle_timeout_s) == (3, IDLE)

@@ -43,3 +43,11 @@ def test_a_policy_the_dealer_cannot_apply_or_a_zero_timeout_fails_at_start_up(
 
 def test_every_field_is_described() -> None:
     assert all(field.description for field in DealerSettings.model_fields.values())
+
+
+def test_test_mode_is_off_unless_holdem_dealer_test_mode_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert DealerSettings().dealer_test_mode is False  # forced decks only where asked (ADR 030)
+    monkeypatch.setenv("HOLDEM_DEALER_TEST_MODE", "true")
+    assert DealerSettings().dealer_test_mode is True

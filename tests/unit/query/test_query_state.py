@@ -9,7 +9,7 @@ from support.deciders import NOW
 from support.queries import fun, play, settled_of
 from support.rounds import RoundEvents
 
-from holdem.core.contracts import FundsDeposited, Message, Mode
+from holdem.core.contracts import FreeStakeTaken, FundsDeposited, Message, Mode
 from holdem.query.snapshot import SnapshotError, dump_state, load_state
 from holdem.query.state import EARLY_KEPT, QueryState, evolve, initial_state
 
@@ -139,3 +139,16 @@ def test_a_snapshot_loaded_under_a_smaller_window_keeps_the_newest_rounds() -> N
 def test_a_broken_snapshot_is_refused(raw: bytes) -> None:
     with pytest.raises(SnapshotError):
         load_state(raw)
+
+
+def test_a_free_hands_balance_before_is_the_players_own_money() -> None:
+    game = RoundEvents()
+    free = FreeStakeTaken(
+        **game.envelope("w0", 0), idempotency_key="stake:r1", currency="EUR", amount=15,
+        available=1_000, held=0, campaign_id="c1", ante=10, aa_bonus=5,
+    )  # fmt: skip
+    state = initial_state()
+    for event in (game.bet_placed(), free):
+        state = evolve(state, event)
+
+    assert state.books["p1"].rounds["r1"].balance_before == 1_000  # the promotion paid the 15

@@ -208,10 +208,14 @@ async def test_a_broker_it_cannot_ask_stops_the_timers_and_its_return_restarts_t
     before = loop.resumed_at
     assert await loop.caught_up()
 
+    loop.ready, loop.generation = True, consumer.membership().generation
+    assert loop.healthy()
     consumer.down = True
     assert not await loop.caught_up()  # no tick judges a timeout while the broker is away
     assert loop.resumed_at == before
+    assert not loop.healthy()  # cut off, it still thinks itself a member: it is not ready
 
     consumer.down = False
     assert await loop.caught_up()
+    assert loop.healthy()
     assert loop.resumed_at is not None and (before is None or loop.resumed_at > before)

@@ -124,13 +124,14 @@ def timeline(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def balances(moves: list[dict[str, Any]]) -> dict[str, int | None]:
-    """Available + held before the stake and after the round's last movement."""
-    stake = next((m for m in moves if m["kind"] == "stake"), None)
+    """Available + held before the stake and after the round's last movement (a free hand's
+    stake, paid by the promotion, took nothing of the player's: ADR 029)."""
+    stake = next((m for m in moves if m["kind"] in ("stake", "free_stake")), None)
     if stake is None:
         return {"balance_before": None, "balance_after": None}
-    last = moves[-1]
+    last, own = moves[-1], stake["amount"] if stake["kind"] == "stake" else 0
     return {
-        "balance_before": stake["available"] + stake["held"] + stake["amount"],
+        "balance_before": stake["available"] + stake["held"] + own,
         "balance_after": last["available"] + last["held"],
     }
 

@@ -52,6 +52,10 @@ KINDS: dict[type[Any], str] = {
     s.SeamlessDebited: "seamless_debit",
     s.SeamlessCredited: "seamless_credit",
     s.SeamlessRolledBack: "seamless_rollback",
+    # Promotions (ADR 029): the promotion account's payments
+    c.PromoCredited: "promo_credit",
+    c.FreeStakeTaken: "free_stake",
+    c.FreeStakeRefunded: "free_stake_refund",
 }
 FUN_KINDS = {"deposit": "fun_grant", "withdrawal": "fun_reset"}
 SEAMLESS_KINDS = {
@@ -240,6 +244,9 @@ class Batch:
     _on_wallet_seamless_debited = _movement
     _on_wallet_seamless_credited = _movement
     _on_wallet_seamless_rolled_back = _movement
+    _on_wallet_promo_credited = _movement
+    _on_wallet_free_stake_taken = _movement
+    _on_wallet_free_stake_refunded = _movement
 
     # seamless -------------------------------------------------------------------------------
     def _seamless_request(self, where: Where, m: Any) -> None:

@@ -29,27 +29,22 @@ from holdem.backoffice.auth import Authenticator, PasswordAuthenticator, User
 from holdem.backoffice.i18n import BET_TERMS, LANGUAGES, label
 from holdem.backoffice.settings import BackofficeSettings
 from holdem.core.cards import Card
+from holdem.core.currencies import money as currency_money
 
 COOKIE = "holdem_bo"
 SESSION_S = 8 * 3600
-EXPONENTS = {"JPY": 0, "KRW": 0, "BHD": 3, "KWD": 3}
 Handler = Callable[[Request, User], Any]
 
 
 def money(amount: int | None, currency: str = "") -> str:
-    """Minor units as the currency writes them, from integers.
+    """Minor units as the currency writes them (``holdem.core.currencies``), from integers.
 
-    >>> money(123456, "EUR"), money(-5, "EUR"), money(7, "JPY")
-    ('1234.56 EUR', '-0.05 EUR', '7 JPY')
+    >>> money(123456, "EUR"), money(-5, "EUR"), money(7, "JPY"), money(7, "BHD")
+    ('1234.56 EUR', '-0.05 EUR', '7 JPY', '0.007 BHD')
     """
     if amount is None:
         return ""
-    exponent = EXPONENTS.get(currency, 2)
-    sign, units = ("-" if amount < 0 else ""), abs(amount)
-    if not exponent:
-        return f"{sign}{units} {currency}".strip()
-    whole, part = divmod(units, 10**exponent)
-    return f"{sign}{whole}.{part:0{exponent}d} {currency}".strip()
+    return f"{currency_money(amount, currency)} {currency}".strip()
 
 
 def card(text: str) -> str:

@@ -8,10 +8,11 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry
 
-from holdem.core.contracts import COMMAND_OWNERS, DeckSealed, Message, type_names
+from holdem.core.contracts import COMMAND_OWNERS, DeckSealed, Message, Mode, type_names
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
+from holdem.core.table_book import TableBook
 from holdem.dealer import snapshot
 from holdem.dealer.context import DeckSource, Tick, TimingRules
 from holdem.dealer.decide import HANDLED, bind
@@ -35,6 +36,29 @@ def csprng_deck() -> tuple[Sequence[int], bytes]:
 
 
 Fatal = Callable[[VaultError], None]
+
+
+class RealMoneyInTestMode(RuntimeError):
+    """A dealer in test mode whose table book holds a real-money table (ADR 030)."""
+
+
+def refuse_real_money(book: TableBook) -> Callable[[], None]:
+    """The test-mode dealer's check of its table book (``Spec.check_book``): after its replay
+    and after every table event it reads, any real-money table, open or closed, is fatal. The
+    supervisor restarts it and it refuses again: forced decks and real money never meet."""
+
+    def check() -> None:
+        real = sorted(t.table_id for t in book.tables.values() if t.terms.mode is Mode.REAL)
+        if real:
+            log.critical(
+                "test mode on a real-money deployment: refusing to run",
+                real_money_tables=real,
+            )
+            raise RealMoneyInTestMode(
+                f"test mode (HOLDEM_DEALER_TEST_MODE) with real-money tables: {', '.join(real)}"
+            )
+
+    return check
 
 
 def checked_evolve(
@@ -70,9 +94,12 @@ def dealer_spec(
     tick_interval_s: float = 1.0,
     new_deck: DeckSource = csprng_deck,
     on_fatal: Fatal | None = None,
+    test_mode: bool = False,
 ) -> Spec[DealerState]:
-    """The dealer as the runtime sees it: reads commands and rounds, folds rounds and its vault."""
-    decide_at_table = bind(table, new_deck, vault)
+    """The dealer as the runtime sees it: reads commands and rounds, folds rounds and its vault,
+    and keeps the table book (ADR 018), which a dealer in test mode checks (ADR 030)."""
+    decide_at_table = bind(table, new_deck, vault, test_mode)
+    book = TableBook()
 
     def tick(state: DealerState, ctx: Context) -> list[Message]:
         return decide_at_table(state, Tick(ctx.now, ctx.resumed_at), ctx)
@@ -94,6 +121,9 @@ def dealer_spec(
         open_rounds=lambda state: len(state.open),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=type_names(*FOLDED, *HANDLED),
+        book_roles=("tables",),
+        fold_book=book.evolve,
+        check_book=refuse_real_money(book) if test_mode else None,
     )
 
 
@@ -108,7 +138,14 @@ def create_app(
     """The dealer's faststream app; ``transport`` for tests (default: Kafka), ``new_deck`` for
     tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
     vault = settings.vault()
-    spec = dealer_spec(settings.table, vault, settings.watchdog_interval_s, new_deck, on_fatal)
+    spec = dealer_spec(
+        settings.table,
+        vault,
+        settings.watchdog_interval_s,
+        new_deck,
+        on_fatal,
+        test_mode=settings.dealer_test_mode,
+    )
     return build_app(spec, settings, transport=transport, registry=registry)
 
 

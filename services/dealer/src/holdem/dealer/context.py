@@ -59,6 +59,8 @@ class DealerContext(Context):
     table: TimingRules = field(default_factory=TimingRules)
     new_deck: DeckSource = no_deck_source
     vault: Vault | None = None
+    # An explicit test mode (HOLDEM_DEALER_TEST_MODE, ADR 030): only then is a deck forced.
+    test_mode: bool = False
 
     def the_vault(self) -> Vault:
         if self.vault is None:

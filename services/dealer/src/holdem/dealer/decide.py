@@ -10,8 +10,11 @@ from holdem.core.contracts import (
     Call,
     EndSession,
     Fold,
+    ForceNextDeck,
+    ForceRefusal,
     Malfunction,
     Message,
+    Mode,
     PlayerBlocked,
     Reason,
     VoidRound,
@@ -21,6 +24,9 @@ from holdem.dealer.context import DealerContext, DeckSource, Tick, TimingRules, 
 from holdem.dealer.events import (
     Decision,
     dealt,
+    deck_forced,
+    force_rejected,
+    is_forced_deck,
     malfunction,
     opened_deck,
     rejected,
@@ -32,6 +38,7 @@ from holdem.dealer.sessions import on_end_session, on_player_blocked, open_for_b
 from holdem.dealer.state import (
     CLOSED,
     DECIDED,
+    FORCE_COMMAND,
     UNDECIDED,
     DealerState,
     Phase,
@@ -62,10 +69,27 @@ def _on_bet_placed(state: DealerState, event: BetPlaced, ctx: DealerContext) -> 
     # The session the round is played in: the player's open one at the table, or a new one.
     idle_s = event.idle_timeout_s or int(ctx.table.idle_timeout.total_seconds())
     session_id, started = open_for_bet(state, r, event.command_id, idle_s, ctx)
+    # A forced deck (test mode, ADR 030) deals only a play-money round: a real-money round
+    # is dealt from the CSPRNG's deck and leaves the player's forced deck pending.
+    forced = state.forced.get(r.player_id) if ctx.test_mode and r.mode is Mode.FUN else None
     opened = opened_deck(r, ctx)
     if opened is not None:  # sealed, not dealt (a partial publish): deal it, never reshuffle
-        return [*started, dealt(r, opened.codes, r.commitment, ctx, session_id)]
-    return [*started, *seal_and_deal(r, ctx, session_id)]
+        was_forced = is_forced_deck(forced, opened.codes)
+        return [*started, dealt(r, opened.codes, r.commitment, ctx, session_id, forced=was_forced)]
+    return [*started, *seal_and_deal(r, ctx, session_id, forced)]
+
+
+def _on_force(state: DealerState, command: ForceNextDeck, ctx: DealerContext) -> list[Message]:
+    answered = state.answered(command.player_id, command.command_id)
+    if answered == ("", FORCE_COMMAND):
+        return []  # a redelivery or a resend: answered already
+    if answered is not None:
+        detail = f"command_id {command.command_id} was used for {answered[1]}"
+        return [force_rejected(command, ForceRefusal.DUPLICATE, detail, ctx)]
+    if not ctx.test_mode:
+        detail = "this dealer is not in test mode: it deals every round from its CSPRNG"
+        return [force_rejected(command, ForceRefusal.TEST_MODE_ONLY, detail, ctx)]
+    return [deck_forced(command, ctx)]
 
 
 def _on_decision(state: DealerState, command: Call | Fold, ctx: DealerContext) -> list[Message]:
@@ -161,12 +185,16 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
     Malfunction: _on_malfunction,
     EndSession: on_end_session,
     PlayerBlocked: on_player_blocked,  # the wallet's (ADR 028)
+    ForceNextDeck: _on_force,
 }
 HANDLED = tuple(_HANDLERS)  # the message models decide answers
 
 
 def bind(
-    table: TimingRules, new_deck: DeckSource = no_deck_source, vault: Vault | None = None
+    table: TimingRules,
+    new_deck: DeckSource = no_deck_source,
+    vault: Vault | None = None,
+    test_mode: bool = False,
 ) -> Callable[[DealerState, Any, Context], list[Message]]:
     """``decide`` for one table and vault, taking the runtime's plain Context (the Spec's)."""
 
@@ -180,6 +208,7 @@ def bind(
                 table=table,
                 new_deck=new_deck,
                 vault=vault,
+                test_mode=test_mode,
             )
         return decide(state, message, ctx)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from holdem.core.cards import Card
@@ -10,16 +11,20 @@ from holdem.core.contracts import (
     Called,
     CommandRejected,
     Dealt,
+    DeckForced,
+    DeckForceRejected,
     DeckSealed,
     Fold,
     Folded,
+    ForceNextDeck,
+    ForceRefusal,
     Malfunction,
     Message,
     Reason,
     RoundVoided,
     VoidRound,
 )
-from holdem.core.deck import deal
+from holdem.core.deck import deal, ensure_full_deck
 from holdem.core.strategy import optimal
 from holdem.dealer.context import DealerContext, TimeoutPolicy
 from holdem.dealer.state import UNDECIDED, Round
@@ -32,14 +37,36 @@ def _texts(cards: tuple[Card, ...]) -> tuple[str, ...]:
     return tuple(str(card) for card in cards)
 
 
-def seal_and_deal(r: Round, ctx: DealerContext, session_id: str | None = None) -> list[Message]:
-    """A fresh deck sealed to the vault and the public part of the deal to the rounds topic."""
-    codes, salt = ctx.new_deck()
+def seal_and_deal(
+    r: Round,
+    ctx: DealerContext,
+    session_id: str | None = None,
+    forced: tuple[int, ...] | None = None,
+) -> list[Message]:
+    """A fresh deck sealed to the vault and the public part of the deal to the rounds topic;
+    ``forced``: its first cards (a forced deck, ADR 030), the rest still the CSPRNG's."""
+    shuffled, salt = ctx.new_deck()
+    codes = shuffled if forced is None else forced_deck(forced, shuffled)
     sealed = DeckSealed(
         **ctx.envelope(r.player_id, r.round_id),
         **ctx.the_vault().seal(r.round_id, r.player_id, codes, salt),
     )
-    return [sealed, dealt(r, tuple(codes), sealed.commitment, ctx, session_id)]
+    deal_ = dealt(r, tuple(codes), sealed.commitment, ctx, session_id, forced=forced is not None)
+    return [sealed, deal_]
+
+
+def forced_deck(first: tuple[int, ...], shuffled: Sequence[int]) -> tuple[int, ...]:
+    """``first``, then the other cards in the order of ``shuffled`` (a uniform shuffle of the
+    52: what it leaves of them is a uniform shuffle of the rest)."""
+    taken = set(first)
+    deck = (*first, *(code for code in shuffled if code not in taken))
+    ensure_full_deck(deck)
+    return deck
+
+
+def is_forced_deck(first: tuple[int, ...] | None, codes: Sequence[int]) -> bool:
+    """Whether a deck the vault holds starts with the pending forced cards ``first``."""
+    return first is not None and tuple(int(code) for code in codes[: len(first)]) == first
 
 
 def opened_deck(r: Round, ctx: DealerContext) -> Opened | None:
@@ -53,6 +80,8 @@ def dealt(
     commitment: str,
     ctx: DealerContext,
     session_id: str | None = None,
+    *,
+    forced: bool = False,
 ) -> Dealt:
     """The player's cards and the flop; the dealer's cards, turn and river stay in the vault;
     ``session_id``: the session the round is played in (ADR 020)."""
@@ -67,6 +96,7 @@ def dealt(
         ante=r.ante,
         aa_bonus=r.aa_bonus,
         session_id=session_id,
+        forced=forced,
     )
 
 
@@ -89,6 +119,7 @@ def reveal(
             salt=opened.salt.hex(),
             auto=auto,
             command_id=command_id,
+            forced=r.forced,
         )
     ]
 
@@ -143,3 +174,20 @@ def auto_decision(policy: TimeoutPolicy, r: Round, ctx: DealerContext) -> Decisi
         return "fold"
     cards = deal(opened.codes)
     return optimal(cards.player, cards.flop)
+
+
+def deck_forced(command: ForceNextDeck, ctx: DealerContext) -> DeckForced:
+    return DeckForced(
+        **ctx.envelope(command.player_id, None), command_id=command.command_id, cards=command.cards
+    )
+
+
+def force_rejected(
+    command: ForceNextDeck, reason: ForceRefusal, detail: str, ctx: DealerContext
+) -> DeckForceRejected:
+    return DeckForceRejected(
+        **ctx.envelope(command.player_id, None),
+        command_id=command.command_id,
+        reason=reason,
+        detail=detail,
+    )

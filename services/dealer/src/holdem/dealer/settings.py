@@ -45,6 +45,13 @@ class DealerSettings(RuntimeSettings):
         default=1.0, gt=0, description="Seconds between ticks that check timeouts and the watchdog"
     )
 
+    dealer_test_mode: bool = Field(
+        default=False,
+        description="Test mode (ADR 030): the dealer accepts ForceNextDeck and deals a player's "
+        "next play-money round from the deck it sets; it refuses to run while the table book "
+        "holds a real-money table. Never on a deployment that takes real money",
+    )
+
     dealer_vault_keys: SecretStr | None = Field(
         default=None,
         description="The vault key ring: 'id:<base64 of 32 random bytes>' entries, comma "

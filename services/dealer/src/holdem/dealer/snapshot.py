@@ -2,8 +2,10 @@
 from the state's own types (pydantic, as the contracts), so a field added to ``Round`` or
 ``Session`` is snapshotted and checked without a line here.
 
-v3: the sealed deck as a nested record. v2 (sessions, ADR 020) and v1 (none) still load: they
-differ from v3 only in keeping the sealed deck as its wire text."""
+v4: the players' pending forced decks (test mode, ADR 030) and a round's ``forced`` flag; a v3
+snapshot is a v4 one with none. v3: the sealed deck as a nested record. v2 (sessions, ADR 020)
+and v1 (none) still load: they differ from v3 only in keeping the sealed deck as its wire
+text."""
 
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ from typing import Annotated, Any, Final, Literal
 import orjson
 from pydantic import Field, TypeAdapter
 
+from holdem.core.cards import Card
 from holdem.core.snapshot import SnapshotError, decoding, load_versioned, record
 from holdem.dealer.state import CLOSED, DealerState, Round, Session
 
-SNAPSHOT_VERSION: Final = 3
+SNAPSHOT_VERSION: Final = 4
 SERVICE: Final = "dealer"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 
@@ -27,7 +30,7 @@ class Body:
     """A snapshot: the state's fields (keys of pairs written as rows; ``open`` is recounted)."""
 
     service: Literal["dealer"]
-    version: Annotated[int, Field(strict=True, ge=3, le=3)]  # a Literal[3] would take 3.0
+    version: Annotated[int, Field(strict=True, ge=4, le=4)]  # a Literal[4] would take 4.0
     rounds: list[Round]
     commands: list[tuple[str, str, str, str]]  # player_id, command_id, round_id, command type
     closed: dict[str, tuple[str, ...]]
@@ -36,6 +39,8 @@ class Body:
     ended: dict[str, tuple[str, ...]]
     pending: dict[str, str] = field(default_factory=dict)  # bets the wallet has not answered
     settled_upto: datetime | None = None  # the watchdog's evidence (ADR 025)
+    # player -> the card codes of his pending forced deck, oldest first (ADR 030)
+    forced: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
 
 
 BODY: Final = TypeAdapter(Body)
@@ -54,6 +59,7 @@ def dump_state(state: DealerState) -> bytes:
         ended=dict(sorted(state.ended.items())),
         pending=dict(sorted(state.pending.items())),
         settled_upto=state.settled_upto,
+        forced=[(player, tuple(int(c) for c in codes)) for player, codes in state.forced.items()],
     )
     return BODY.dump_json(body, exclude_defaults=True)
 
@@ -65,8 +71,13 @@ def load_state(raw: bytes) -> DealerState:
     )
 
 
+def _v3(document: dict[str, Any]) -> bytes:
+    """A v3 document as the v4 one it would be: no forced deck pending, no round forced."""
+    return orjson.dumps({**document, "version": SNAPSHOT_VERSION})
+
+
 def _upgraded(document: dict[str, Any]) -> bytes:
-    """A v1 or v2 document as the v3 one it would be (v1: no sessions yet)."""
+    """A v1 or v2 document as the v4 one it would be (v1: no sessions yet)."""
     rounds = document["rounds"]
     if not isinstance(rounds, list) or not all(isinstance(r, dict) for r in rounds):
         raise SnapshotError(f"not a list of rounds: {rounds!r:.80}")
@@ -91,10 +102,12 @@ def _state(body: Body) -> DealerState:
         ended=body.ended,
         pending=dict(body.pending),
         settled_upto=body.settled_upto,
+        forced={player: tuple(Card(code) for code in codes) for player, codes in body.forced},
     )
 
 
 UPGRADES: Final = {
     1: _upgraded,
     2: _upgraded,
+    3: _v3,
 }  # older versions, read as the current one they would be

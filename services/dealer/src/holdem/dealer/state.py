@@ -14,12 +14,15 @@ from typing import Any, Final
 
 from pydantic import AwareDatetime, NonNegativeInt
 
+from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
     BetRejected,
     Called,
     CommandRejected,
     Dealt,
+    DeckForced,
+    DeckForceRejected,
     DeckSealed,
     Folded,
     Malfunction,
@@ -65,6 +68,10 @@ COMMANDS_KEPT: Final = 256
 # sessions, so that a SessionStarted read again (the dealer's own event, back as an input)
 # after its session ended cannot open it again.
 ENDED_KEPT: Final = 16
+# Forced decks (test mode, ADR 030): one pending per player, and at most FORCED_KEPT players
+# with one in a partition (the oldest is forgotten): a test harness, not a player base.
+FORCED_KEPT: Final = 1024
+FORCE_COMMAND: Final = "command.force_next_deck"
 
 UNDECIDED = frozenset({Phase.BET_PLACED, Phase.DEALT})
 DECIDED = frozenset({Phase.CALLED, Phase.FOLDED})
@@ -101,6 +108,7 @@ class Round:
     # the default table, which has no sessions.
     table_id: str | None = None
     session_id: str | None = None
+    forced: bool = False  # dealt from a forced deck (test mode, ADR 030): its reveal says so
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +157,9 @@ class DealerState:
     # RoundVoided): settlement reads a partition in order, so a round decided before it and
     # still open is stuck, not delayed (the watchdog's evidence, issue 18 item 6, ADR 025).
     settled_upto: datetime | None = None
+    # Per player, the first cards of his next play-money round (DeckForced, test mode, ADR 030),
+    # as card codes in deal order; consumed by the round dealt from it (its Dealt says forced).
+    forced: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def session(self, player_id: str, table_id: str | None) -> Session | None:
         return None if table_id is None else self.sessions.get((player_id, table_id))
@@ -241,6 +252,27 @@ def _sessions(state: DealerState, event: Any) -> None:
             _touch(state, r.player_id, r.table_id, event.occurred_at)
 
 
+def _forced(state: DealerState, event: DeckForced | DeckForceRejected | Dealt) -> None:
+    """The forced decks' part of ``evolve``: a DeckForced sets the player's pending one (a new
+    one replaces it), the round dealt from it consumes it, a refusal only uses the command_id."""
+    if isinstance(event, Dealt):
+        # Only its first fold consumes: read again, it must not take a deck forced since.
+        r = state.rounds.get(event.round_id)
+        if event.forced and (r is None or _RANK[r.phase] < _RANK[Phase.DEALT]):
+            state.forced.pop(event.player_id, None)
+        return
+    # The command_id marks the DeckForced as folded: read again (the dealer's own event back as
+    # an input, a replay overlapping the live read) it must not set again a deck a round
+    # consumed since, or two rounds would be dealt from it.
+    first = state.answered(event.player_id, event.command_id) is None
+    state.answer(event.player_id, event.command_id, ("", FORCE_COMMAND))
+    if isinstance(event, DeckForced) and first:
+        state.forced.pop(event.player_id, None)  # a new one replaces it, and is the newest
+        state.forced[event.player_id] = tuple(Card.parse(text) for text in event.cards)
+        while len(state.forced) > FORCED_KEPT:
+            del state.forced[next(iter(state.forced))]
+
+
 def initial_state() -> DealerState:
     return DealerState()
 
@@ -286,6 +318,7 @@ def _dealt(r: Round, e: Dealt) -> Round:
         dealt_at=e.occurred_at,
         commitment=r.commitment or e.commitment,
         session_id=e.session_id,
+        forced=e.forced,
     )
 
 
@@ -343,9 +376,10 @@ _APPLY: dict[type, Callable[[Round, Any], Round]] = {
     CommandRejected: _rejected,
 }
 _SESSION_EVENTS = (SessionStarted, SessionEnded, SessionRejected)
+_FORCED_EVENTS = (DeckForced, DeckForceRejected)
 
 # The message models evolve folds: the bet commands and BetRejected only for ``pending``.
-FOLDED = (*_APPLY, *_SESSION_EVENTS, PlaceBet, Rebet, BetRejected)
+FOLDED = (*_APPLY, *_SESSION_EVENTS, *_FORCED_EVENTS, PlaceBet, Rebet, BetRejected)
 
 # The command type behind an event that answers a player's command.
 _ANSWERS: dict[type, str] = {
@@ -402,6 +436,11 @@ def evolve(state: DealerState, event: Any) -> DealerState:
     _sessions(state, event)
     if isinstance(event, _SESSION_EVENTS):
         return state
+    if isinstance(event, _FORCED_EVENTS):
+        _forced(state, event)
+        return state
+    if isinstance(event, Dealt):
+        _forced(state, event)
     apply = _APPLY.get(type(event))
     round_id = getattr(event, "round_id", None)
     if apply is None or round_id is None:

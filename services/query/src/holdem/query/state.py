@@ -25,6 +25,7 @@ from holdem.core.contracts import (
     Settled,
     StakeTaken,
 )
+from holdem.core.contracts.promotions import FreeStakeTaken
 from holdem.core.contracts.queries import HISTORY_KEPT
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.rules import STANDARD
@@ -215,6 +216,8 @@ def _money(book: Book, event: WalletEvent) -> None:
     before = view.balance_before if view is not None else book.early.get(event.round_id, (None,))[0]
     if isinstance(event, StakeTaken):
         before = after + event.amount
+    elif isinstance(event, FreeStakeTaken):  # the promotion paid: the player's money is as it was
+        before = after
     if view is not None:
         book.rounds[event.round_id] = view.model_copy(
             update={"balance_before": before, "balance_after": after}

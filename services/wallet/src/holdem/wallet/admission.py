@@ -26,6 +26,7 @@ from holdem.core.contracts import (
     Rebet,
     StakeTaken,
 )
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.errors import BetBelowMinimumError, NotChipsError
 from holdem.core.limits import AdjustedBets, TableLimits, auto_adjust
@@ -49,10 +50,12 @@ class DefaultTable:
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """Where the wallet finds a bet's table: the default one (v1) and the book (v2, Rebet)."""
+    """Where the wallet finds a bet's table: the default one (v1) and the book (v2, Rebet);
+    and the currencies a table may play in (ISO 4217 and the configured ones, ADR 029)."""
 
     default: DefaultTable
     book: TableBook
+    currencies: Currencies = CURRENCIES
 
 
 class Refusal(Exception):
@@ -168,6 +171,26 @@ def admit(
     return bets
 
 
+def bet_placed(
+    command: Any, ctx: Context, bets: AdjustedBets, terms: Terms, requested: tuple[int, int]
+) -> BetPlaced:
+    """The round's BetPlaced for admitted ``bets`` of a command with a ``round_id``: what the
+    dealer and settlement play it by (a PlaceBet, a Rebet, a free hand)."""
+    return BetPlaced(
+        **ctx.envelope(command.player_id, command.round_id),
+        command_id=command.command_id,
+        currency=terms.currency,
+        mode=terms.mode,
+        ante=bets.ante,
+        aa_bonus=bets.aa_bonus,
+        call_hold=CALL_MULTIPLE * bets.ante,
+        requested_ante=requested[0],
+        requested_aa_bonus=requested[1],
+        adjusted=bets.adjusted,
+        **terms.pinned,
+    )
+
+
 def take_stakes(
     state: State,
     command: PlaceBet | Rebet,
@@ -184,19 +207,7 @@ def take_stakes(
     round_id, call_hold = command.round_id, CALL_MULTIPLE * bets.ante
     # BetPlaced goes first: should the events ever not be one transaction, a crash after it is
     # redelivered and decided again, while a crash after StakeTaken would leave no round.
-    placed = BetPlaced(
-        **ctx.envelope(command.player_id, round_id),
-        command_id=command.command_id,
-        currency=terms.currency,
-        mode=terms.mode,
-        ante=bets.ante,
-        aa_bonus=bets.aa_bonus,
-        call_hold=call_hold,
-        requested_ante=requested[0],
-        requested_aa_bonus=requested[1],
-        adjusted=bets.adjusted,
-        **terms.pinned,
-    )
+    placed = bet_placed(command, ctx, bets, terms, requested)
     ledger = ledger or Ledger(state, (command.player_id, terms.currency, terms.mode), ctx)
     stake = ledger.move(
         StakeTaken,

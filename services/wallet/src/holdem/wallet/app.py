@@ -20,6 +20,7 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.protection import PLAYER_EVENTS
 from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.table_book import TableBook
 from holdem.runtime.app import ServiceApp, build_app, run
@@ -30,6 +31,7 @@ from holdem.runtime.transport import Transport
 from holdem.wallet import snapshot
 from holdem.wallet.admission import DefaultTable, Tables
 from holdem.wallet.decide import bind
+from holdem.wallet.promotions import expire_campaigns
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
 from holdem.wallet.settings import WalletSettings
@@ -63,7 +65,9 @@ SEAMLESS_READS = READS | type_names(*SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAM
 SNAPSHOT = Codec(snapshot.dump_state, snapshot.load_state)
 
 
-def wallet_spec(table: DefaultTable, book: TableBook | None = None) -> Spec[State]:
+def wallet_spec(
+    table: DefaultTable, book: TableBook | None = None, currencies: Currencies = CURRENCIES
+) -> Spec[State]:
     """The wallet in transfer mode as the runtime sees it: reads commands, the admin's table
     commands and rounds, folds its own ledger and the rounds' bets, deals and reveals (what a
     payout is checked against), and keeps the whole table book (ADR 018)."""
@@ -72,13 +76,14 @@ def wallet_spec(table: DefaultTable, book: TableBook | None = None) -> Spec[Stat
         name=NAME,
         initial_state=initial_state,
         evolve=evolve,
-        decide=bind(table, book),
+        decide=bind(table, book, currencies),
         inputs=("commands", "rounds", "admin"),
         state_roles=("wallet", "rounds"),
         outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
         commands=OWNED_COMMANDS,
         # The design makes the wallet the one that reports commands nobody owns (unknown types).
         rejects_unreadable=frozenset({"commands", "admin"}),
+        tick=expire_campaigns,  # free-hand campaigns past their expiry (ADR 029)
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
         snapshot=SNAPSHOT,
@@ -88,7 +93,9 @@ def wallet_spec(table: DefaultTable, book: TableBook | None = None) -> Spec[Stat
     )
 
 
-def seamless_spec(table: DefaultTable, timing: Timing) -> Spec[State]:
+def seamless_spec(
+    table: DefaultTable, timing: Timing, currencies: Currencies = CURRENCIES
+) -> Spec[State]:
     """The wallet bridging to the operator's wallet (ADR 015): as in transfer mode, and it also
     reads the operator's replies, folds its own requests (on its own topic), and on ticks
     expires debits and re-sends credits and rollbacks."""
@@ -101,7 +108,7 @@ def seamless_spec(table: DefaultTable, timing: Timing) -> Spec[State]:
         name=NAME,
         initial_state=initial_state,
         evolve=evolve_seamless,
-        decide=bind_seamless(Tables(table, book), timing),
+        decide=bind_seamless(Tables(table, book, currencies), timing),
         inputs=("commands", "rounds", "admin", "seamless_replies"),
         state_roles=("wallet", "rounds"),
         outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
@@ -126,9 +133,9 @@ def create_app(
 ) -> ServiceApp:
     """The wallet's faststream app; ``transport`` for tests (default: Kafka)."""
     if settings.wallet_mode == "seamless":
-        spec = seamless_spec(settings.table, settings.timing)
+        spec = seamless_spec(settings.table, settings.timing, settings.currency_table)
     else:
-        spec = wallet_spec(settings.table)
+        spec = wallet_spec(settings.table, currencies=settings.currency_table)
     return build_app(spec, settings, transport=transport, registry=registry)
 
 

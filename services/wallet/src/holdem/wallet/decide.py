@@ -1,7 +1,7 @@
 """The wallet in transfer mode: the money is ours. Bets (admitted and staked at once),
 deposits and withdrawals, fun-money grants and resets, and the money side of each round
-(``rounds``); the admin's table commands (``tables``). What seamless mode shares with it is in
-``admission`` and ``idempotency``."""
+(``rounds``); the admin's table commands (``tables``); promotions (``promotions``). What
+seamless mode shares with it is in ``admission`` and ``idempotency``."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from holdem.core.contracts import (
     Withdraw,
 )
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.table_book import TableBook
 from holdem.wallet.admission import (
@@ -37,6 +38,7 @@ from holdem.wallet.admission import (
 )
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.promotions import PROMO_HANDLERS
 from holdem.wallet.protection import PROTECTION_HANDLERS, check_bet, check_blocked
 from holdem.wallet.rounds import ROUND_HANDLERS, round_closed
 from holdem.wallet.state import State
@@ -52,7 +54,7 @@ def decide(
     ``closes``: a round's last movement is followed by its RoundClosed (seamless mode closes
     it once the operator acknowledged, ADR 028)."""
     if isinstance(message, TableCommand):
-        return decide_table(tables.book, message, ctx)
+        return decide_table(tables.book, message, ctx, tables.currencies)
     if not isinstance(message, Message):
         return []
     command_handler = _COMMAND_HANDLERS.get(type(message))
@@ -67,10 +69,11 @@ def decide(
 
 
 def bind(
-    table: DefaultTable, book: TableBook | None = None
+    table: DefaultTable, book: TableBook | None = None, currencies: Currencies = CURRENCIES
 ) -> Callable[[State, Envelope, Context], list[Envelope]]:
-    """``decide`` for a default table and a table book, in the shape the runtime calls."""
-    tables = Tables(table, TableBook() if book is None else book)
+    """``decide`` for a default table, a table book and the currency table, in the shape the
+    runtime calls."""
+    tables = Tables(table, TableBook() if book is None else book, currencies)
 
     def decide_for_tables(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
         return decide(state, message, ctx, tables=tables)
@@ -190,4 +193,5 @@ _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     GrantFun: _fun_grant,
     ResetFun: _fun_reset,
     **PROTECTION_HANDLERS,
+    **PROMO_HANDLERS,  # promotional credits and free-hand campaigns (ADR 029)
 }

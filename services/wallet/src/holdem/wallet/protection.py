@@ -20,6 +20,7 @@ from holdem.core.contracts import (
     PlaceBet,
     PlayerBlocked,
     PlayerUnblocked,
+    PlayFreeHand,
     ProtectionRefusal,
     ProtectionRejected,
     ProtectionRejection,
@@ -39,7 +40,7 @@ from holdem.wallet.protection_state import Play
 from holdem.wallet.state import State
 
 
-def check_blocked(state: State, command: PlaceBet | Rebet) -> None:
+def check_blocked(state: State, command: PlaceBet | Rebet | PlayFreeHand) -> None:
     if command.player_id in state.protection.blocked:
         raise Refusal(
             Reason.INVALID, "the operator blocked the player", OperatorRefusal.PLAYER_BLOCKED
@@ -50,20 +51,39 @@ def check_bet(state: State, command: PlaceBet | Rebet, terms: Terms, bets: Adjus
     """Refuse a real-money bet that a limit or a due reality check forbids. A bet counts what
     it may wager and lose in full (ante, bonus and the call it may make), so an admitted round
     can be played to its end within the limits."""
+    exposure = bets.ante + bets.aa_bonus + CALL_MULTIPLE * bets.ante
+    _check(state, command, command.table_id, terms, exposure)
+
+
+def check_free_hand(
+    state: State, command: PlayFreeHand, table_id: str, terms: Terms, call: int
+) -> None:
+    """``check_bet`` for a free hand (ADR 029) at its campaign's table: it may wager and lose
+    only the call, the player's own money (the promotion pays ante and bonus)."""
+    _check(state, command, table_id, terms, call)
+
+
+def _check(
+    state: State,
+    command: PlaceBet | Rebet | PlayFreeHand,
+    table_id: str | None,
+    terms: Terms,
+    exposure: int,
+) -> None:
     protection = state.protection
     limits = protection.limits.get((command.player_id, terms.currency))
     if limits is None or terms.mode is not Mode.REAL:
         return
     at = command.occurred_at
-    play = protection.play(command.player_id, command.table_id)
+    play = protection.play(command.player_id, table_id)
     if play is not None and reality_check_due(play, limits, at):
-        raise _reality_check(play, command, terms.currency)
+        assert table_id is not None
+        raise _reality_check(play, table_id, at, terms.currency)
     if play is not None and limits.session_length_s is not None:
         elapsed = (at - play.started_at).total_seconds()
         if elapsed >= limits.session_length_s:
             detail = f"session {play.session_id} has lasted {elapsed:.0f}s"
             raise _limit(LimitKind.SESSION_LENGTH, limits.session_length_s, detail)
-    exposure = bets.ante + bets.aa_bonus + CALL_MULTIPLE * bets.ante
     day = protection.day(command.player_id, terms.currency, at)
     if limits.wager_per_day is not None and day.wagered + exposure > limits.wager_per_day:
         detail = f"wagered {day.wagered} on {day.day}, this bet may wager {exposure}"
@@ -87,12 +107,11 @@ def _limit(kind: LimitKind, limit: int, detail: str) -> Refusal:
     return refusal
 
 
-def _reality_check(play: Play, command: PlaceBet | Rebet, currency: str) -> Refusal:
-    assert command.table_id is not None
+def _reality_check(play: Play, table_id: str, at: datetime, currency: str) -> Refusal:
     check = RealityCheck(
         session_id=play.session_id,
-        table_id=command.table_id,
-        elapsed_s=max(0, int((command.occurred_at - play.started_at).total_seconds())),
+        table_id=table_id,
+        elapsed_s=max(0, int((at - play.started_at).total_seconds())),
         rounds=play.rounds,
         net=play.net,
         currency=currency,

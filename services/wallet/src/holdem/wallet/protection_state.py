@@ -25,6 +25,7 @@ from holdem.core.contracts import (
     StakesRefunded,
     StakeTaken,
 )
+from holdem.core.contracts.promotions import FreeStakeTaken
 from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.wallet import WalletEvent
 
@@ -86,11 +87,14 @@ class Protection:
         return None if table_id is None else self.plays.get((player_id, table_id))
 
 
-def fold_protection(p: Protection, event: object, first: tuple[str, int] | None = None) -> None:
+def fold_protection(
+    p: Protection, event: object, first: tuple[str, int] | None = None, free: int = 0
+) -> None:
     """Fold a protection record (once: the caller skips a command already remembered), a
     session event, a bet, or a money movement newly applied. ``first``: for SessionStarted, the
-    currency of its first round and what that round has taken so far (its stakes, moved before
-    the dealer started the session)."""
+    currency of its first round and what that round has taken so far of the player's own money
+    (its stakes, moved before the dealer started the session). ``free``: for a BetPlaced, what
+    a promotion paid of its stakes if the wallet knows it already (a free hand, ADR 029)."""
     if isinstance(event, LimitsSet):
         key = (event.player_id, event.limits.currency)
         p.limits[key] = event.limits
@@ -108,7 +112,7 @@ def fold_protection(p: Protection, event: object, first: tuple[str, int] | None 
     elif isinstance(event, SessionEnded):
         _end(p, event)
     elif isinstance(event, BetPlaced):
-        _bet(p, event)
+        _bet(p, event, free)
     elif isinstance(event, WalletEvent):
         _moved(p, event)
 
@@ -138,9 +142,10 @@ def _drop(p: Protection, key: tuple[str, str]) -> None:
         p.of_round.pop(round_id, None)
 
 
-def _bet(p: Protection, event: BetPlaced) -> None:
+def _bet(p: Protection, event: BetPlaced, free: int) -> None:
     """A bet at a table whose session is open counts in it (a session's first bet is counted
-    by its SessionStarted, which the dealer writes after it)."""
+    by its SessionStarted, which the dealer writes after it). A free hand's stakes are the
+    promotion's: ``free`` of them, or its FreeStakeTaken folded after, gives them back."""
     if event.table_id is None or event.round_id in p.of_round:
         return
     key = (event.player_id, event.table_id)
@@ -150,7 +155,7 @@ def _bet(p: Protection, event: BetPlaced) -> None:
     play.rounds += 1
     # Its stakes count here, not at its StakeTaken: written in the same transaction, the two
     # may replay in either order (ADR 019 breaks a timestamp tie by topic, ledger first).
-    play.net -= event.ante + event.aa_bonus
+    play.net -= event.ante + event.aa_bonus - free
     play.moving.append(event.round_id)
     p.of_round[event.round_id] = key
     while len(play.moving) > ROUNDS_OPEN_KEPT:
@@ -159,6 +164,9 @@ def _bet(p: Protection, event: BetPlaced) -> None:
 
 def _moved(p: Protection, event: WalletEvent) -> None:
     kind = type(event)
+    if kind is FreeStakeTaken:  # after its BetPlaced (else that one knew it): not his money
+        _free_stake(p, event)
+        return
     if event.round_id is None or kind not in RESULT:
         return
     key = (event.player_id, event.currency)
@@ -176,3 +184,10 @@ def _moved(p: Protection, event: WalletEvent) -> None:
     if kind is PayoutCredited or kind is StakesRefunded:  # its money has stopped moving
         play.moving.remove(event.round_id)
         del p.of_round[event.round_id]
+
+
+def _free_stake(p: Protection, event: WalletEvent) -> None:
+    where = None if event.round_id is None else p.of_round.get(event.round_id)
+    play = None if where is None else p.plays.get(where)
+    if play is not None and where is not None and where[0] == event.player_id:
+        play.net += event.amount

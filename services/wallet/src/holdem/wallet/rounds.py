@@ -1,4 +1,5 @@
-"""The money side of a round: capture or release the call, credit the payout, refund a void."""
+"""The money side of a round: capture or release the call, credit the payout, refund a void.
+A free hand (ADR 029) pays its winnings only and gives its stakes back to the promotion."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from holdem.core.contracts import (
     Settled,
     StakesRefunded,
 )
+from holdem.core.contracts.promotions import FreeStakeRefunded
 from holdem.core.contracts.rounds import SETTLEMENT_DUPLICATE, SETTLEMENT_MISMATCH
 from holdem.core.decider import Context
 from holdem.core.verify import VerificationError, differences, result_of
@@ -35,9 +37,30 @@ def _resolve_call(stake: Stake, ledger: Ledger, round_id: str, capture: bool) ->
     """Capture or release a still-held call; nothing if it was already resolved."""
     if stake.call != "held":
         return []
+    campaign = {"campaign_id": stake.campaign_id}
     if capture:
-        return [ledger.move(CallCaptured, f"capture:{round_id}", stake.call_hold, round_id)]
-    return [ledger.move(CallReleased, f"release:{round_id}", stake.call_hold, round_id)]
+        key = f"capture:{round_id}"
+        return [ledger.move(CallCaptured, key, stake.call_hold, round_id, **campaign)]
+    return [ledger.move(CallReleased, f"release:{round_id}", stake.call_hold, round_id, **campaign)]
+
+
+def payout_of(stake: Stake, event: Settled) -> int:
+    """What the player is paid for a verified Settled: its total return; for a free hand the
+    winnings of its ante and bonus without the free stakes, and the call's whole return (the
+    call was the player's money).
+
+    >>> from holdem.core.contracts import Mode
+    >>> free = Stake("p", "EUR", Mode.REAL, 100, 10, campaign_id="c")
+    >>> won = Settled.model_construct(ante_return=200, bonus_return=0, call_return=400,
+    ...                               total_return=600)
+    >>> payout_of(free, won), payout_of(Stake("p", "EUR", Mode.REAL, 100, 10), won)
+    (500, 600)
+    """
+    if stake.campaign_id is None:
+        return event.total_return
+    ante_won = max(0, event.ante_return - stake.ante)
+    bonus_won = max(0, event.bonus_return - stake.aa_bonus)
+    return ante_won + bonus_won + event.call_return
 
 
 def on_decision(state: State, event: Called | Folded, ctx: Context) -> list[Message]:
@@ -68,32 +91,40 @@ def on_settled(state: State, event: Settled, ctx: Context) -> list[Message]:
     events = _resolve_call(stake, ledger, event.round_id, capture=event.decision == "call")
     # Paid even when it is 0: the ledger then closes every settled round, so nothing (not even a
     # RoundVoided that should never come) can refund a lost round, and auditors see each stake end.
-    key = f"payout:{event.round_id}"
-    events.append(ledger.move(PayoutCredited, key, event.total_return, event.round_id))
+    key, paid = f"payout:{event.round_id}", payout_of(stake, event)
+    campaign = {"campaign_id": stake.campaign_id}
+    events.append(ledger.move(PayoutCredited, key, paid, event.round_id, **campaign))
     return events
 
 
 def on_voided(state: State, event: RoundVoided, ctx: Context) -> list[Message]:
-    """Give back everything the round took: stakes, a captured call, a still-held call."""
+    """Give back everything the round took: stakes, a captured call, a still-held call; a free
+    hand's stakes to the promotion (the hand is the campaign's again)."""
     stake = _open_stake(state, event)
     if stake is None:
         return []
     ledger = Ledger(state, stake.account, ctx)
     events = _resolve_call(stake, ledger, event.round_id, capture=False)
-    key = f"refund:{event.round_id}"
-    events.append(ledger.move(StakesRefunded, key, stake.taken, event.round_id))
+    round_id, campaign = event.round_id, {"campaign_id": stake.campaign_id}
+    if stake.campaign_id is not None:
+        key = f"free-refund:{round_id}"
+        events.append(ledger.move(FreeStakeRefunded, key, stake.free_stake, round_id, **campaign))
+    key = f"refund:{round_id}"
+    events.append(ledger.move(StakesRefunded, key, stake.taken, round_id, **campaign))
     return events
 
 
 def round_closed(state: State, events: list[Message], ctx: Context) -> RoundClosed | None:
     """The round's RoundClosed (ADR 028) if ``events`` hold its last money movement: the payout
-    of its Settled or the refund of its void. ``staked``: ante, bonus and a captured call."""
+    of its Settled or the refund of its void. ``staked``: ante, bonus and a captured call, the
+    player's own money: a free hand's ante and bonus are the promotion's (ADR 029), so it
+    stakes its captured call only, and ``returned`` is what the player was credited."""
     last = next((e for e in events if isinstance(e, PayoutCredited | StakesRefunded)), None)
     stake = None if last is None else state.round_of(last.player_id, last.round_id)
     if last is None or stake is None:
         return None
     captured = stake.call == "captured" or any(isinstance(e, CallCaptured) for e in events)
-    staked = stake.ante + stake.aa_bonus + (stake.call_hold if captured else 0)
+    staked = stake.ante + stake.aa_bonus - stake.free_stake + (stake.call_hold if captured else 0)
     voided = isinstance(last, StakesRefunded)
     return RoundClosed(
         **ctx.envelope(last.player_id, last.round_id),

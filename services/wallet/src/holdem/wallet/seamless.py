@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from holdem.core.contracts import (
     CallReleased,
+    CreditPromo,
     Deposit,
     Envelope,
     Message,
     OperatorRefusal,
     PayoutCredited,
     PlaceBet,
+    PlayFreeHand,
     Reason,
     Rebet,
     RoundClosed,
@@ -63,6 +66,14 @@ from holdem.wallet.admission import (
 from holdem.wallet.decide import decide
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.promotions import (
+    PromoRefusal,
+    expire_campaigns,
+    free_hand_of,
+    free_stakes,
+    not_in_seamless,
+    promo_refused,
+)
 from holdem.wallet.protection import check_bet, check_blocked
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
@@ -128,6 +139,10 @@ def bind_seamless(
             return list(_place_bet(state, message, ctx, tables, timing))
         if isinstance(message, Deposit | Withdraw):
             return list(_no_transfers(state, message, ctx))
+        if isinstance(message, PlayFreeHand):
+            return list(_play_free_hand(state, message, ctx, tables, timing))
+        if isinstance(message, CreditPromo):
+            return list(not_in_seamless(state, message, ctx))
         if isinstance(message, SeamlessReply):
             return list(_on_reply(state, message, ctx))
         events = decide(state, message, ctx, tables=tables, closes=False)
@@ -152,7 +167,7 @@ def on_tick(state: State, ctx: Context, timing: Timing) -> list[Message]:
             and ctx.now >= bridge.sent_at + timing.retry_after
         ):
             events.append(_resend(bridge.request, ctx))
-    return events
+    return events + expire_campaigns(state, ctx)
 
 
 def _resend(request: Request, ctx: Context) -> Request:
@@ -171,21 +186,9 @@ def _resend(request: Request, ctx: Context) -> Request:
 def _place_bet(
     state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables, timing: Timing
 ) -> list[Message]:
-    player_id, round_id = command.player_id, command.round_id
     try:
-        if already_decided(state, command, ctx):
+        if _answered(state, command, ctx):
             return []
-        bridge = state.bridges.rounds.get(round_id)
-        if bridge is not None:
-            if bridge.player_id == player_id and bridge.debit.fingerprint == fingerprint(command):
-                return []  # sent again while its debit waits: the debit answers both
-            raise Refusal(Reason.ROUND_EXISTS, f"round {round_id} already has a bet")
-        pending = state.bridges.pending.get(player_id)
-        if pending is not None:
-            raise Refusal(Reason.ROUND_IN_PROGRESS, f"round {pending} awaits the operator's debit")
-        if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
-            detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
-            raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
         check_blocked(state, command)
         terms = terms_of(command, tables)
         asked = requested(state, command)
@@ -193,24 +196,75 @@ def _place_bet(
         check_bet(state, command, terms, bets)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
+    return [_debit(command, ctx, timing, terms, bets, asked[1:], None)]
+
+
+def _answered(state: State, command: PlaceBet | Rebet | PlayFreeHand, ctx: Context) -> bool:
+    """True if the command was answered or its debit is waiting (a resend); raise Refusal if
+    the round or the seat is taken at the bridge."""
+    player_id, round_id = command.player_id, command.round_id
+    if already_decided(state, command, ctx):
+        return True
+    bridge = state.bridges.rounds.get(round_id)
+    if bridge is not None:
+        if bridge.player_id == player_id and bridge.debit.fingerprint == fingerprint(command):
+            return True  # sent again while its debit waits: the debit answers both
+        raise Refusal(Reason.ROUND_EXISTS, f"round {round_id} already has a bet")
+    pending = state.bridges.pending.get(player_id)
+    if pending is not None:
+        raise Refusal(Reason.ROUND_IN_PROGRESS, f"round {pending} awaits the operator's debit")
+    if state.bridges.outstanding(player_id) >= OUTSTANDING_MAX:
+        detail = f"{OUTSTANDING_MAX} rounds await the operator's acknowledgement"
+        raise Refusal(Reason.ROUND_IN_PROGRESS, detail)
+    return False
+
+
+def _play_free_hand(
+    state: State, command: PlayFreeHand, ctx: Context, tables: Tables, timing: Timing
+) -> list[Message]:
+    """A free hand asks the operator's wallet for the player's part only, the call hold, and
+    names its campaign (ADR 029): the promotion pays ante and bonus on our side."""
+    try:
+        if _answered(state, command, ctx):
+            return []
+        campaign, terms = free_hand_of(state, command, ctx, tables)
+    except (Refusal, PromoRefusal) as refusal:
+        return [promo_refused(command, ctx, refusal)]
+    bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
+    asked = (campaign.ante, campaign.aa_bonus)
+    return [_debit(command, ctx, timing, terms, bets, asked, campaign.campaign_id)]
+
+
+def _debit(
+    command: PlaceBet | Rebet | PlayFreeHand,
+    ctx: Context,
+    timing: Timing,
+    terms: Terms,
+    bets: AdjustedBets,
+    asked: tuple[int, int],
+    campaign_id: str | None,
+) -> DebitRequested:
+    """The one debit of an admitted bet: ante + bonus + the call hold, or for a free hand the
+    call hold alone (the promotion pays the rest on our side)."""
     call_hold = CALL_MULTIPLE * bets.ante
-    debit = DebitRequested(
-        **ctx.envelope(player_id, round_id),
-        tx_id=tx_id(player_id, round_id, "debit"),
+    own = 0 if campaign_id is not None else bets.ante + bets.aa_bonus
+    return DebitRequested(
+        **ctx.envelope(command.player_id, command.round_id),
+        tx_id=tx_id(command.player_id, command.round_id, "debit"),
         currency=terms.currency,
         mode=terms.mode,
-        amount=bets.ante + bets.aa_bonus + call_hold,
+        amount=own + call_hold,
         ante=bets.ante,
         aa_bonus=bets.aa_bonus,
         call_hold=call_hold,
         command_id=command.command_id,
-        requested_ante=asked[1],
-        requested_aa_bonus=asked[2],
+        requested_ante=asked[0],
+        requested_aa_bonus=asked[1],
         fingerprint=fingerprint(command),
         expires_at=ctx.now + timing.debit_timeout,
+        campaign_id=campaign_id,
         **terms.pinned,
     )
-    return [debit]
 
 
 def _no_transfers(state: State, command: Deposit | Withdraw, ctx: Context) -> list[Message]:
@@ -343,18 +397,34 @@ def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     terms = Terms(debit.currency, debit.mode, None, pinned)
     bet, asked = _bet_of(debit), (debit.requested_ante, debit.requested_aa_bonus)
     digest = debit.fingerprint or fingerprint(bet)
+    if debit.campaign_id is not None:  # a free hand: played even if its campaign ended since
+        free = _free_hand_of(debit)
+        return [debited, *free_stakes(free, ctx, bets, terms, digest, ledger)]
     placed = take_stakes(state, bet, ctx, bets, terms, asked, digest, ledger)
     return [debited, *placed]
+
+
+def _free_hand_of(debit: DebitRequested) -> PlayFreeHand:
+    """The PlayFreeHand the debit was asked for."""
+    assert debit.campaign_id is not None
+    return PlayFreeHand(**_origin(debit), campaign_id=debit.campaign_id)
+
+
+def _origin(debit: DebitRequested) -> dict[str, Any]:
+    """The envelope of the command the debit was asked for."""
+    return {
+        "event_id": debit.causation_id or debit.event_id,
+        "command_id": debit.command_id,
+        "player_id": debit.player_id,
+        "round_id": debit.round_id,
+        "occurred_at": debit.occurred_at,
+    }
 
 
 def _bet_of(debit: DebitRequested) -> PlaceBet:
     """The PlaceBet the debit was asked for, as the wallet admitted it."""
     return PlaceBet(
-        event_id=debit.causation_id or debit.event_id,
-        command_id=debit.command_id,
-        player_id=debit.player_id,
-        round_id=debit.round_id,
-        occurred_at=debit.occurred_at,
+        **_origin(debit),
         currency=debit.currency,
         mode=debit.mode,
         ante=debit.requested_ante,
@@ -385,7 +455,12 @@ def _end_round(
     if bridge is None or bridge.status != "debited":
         return []
     player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
-    common = {"currency": debit.currency, "mode": debit.mode, "debit_tx_id": debit.tx_id}
+    common = {
+        "currency": debit.currency,
+        "mode": debit.mode,
+        "debit_tx_id": debit.tx_id,
+        "campaign_id": debit.campaign_id,
+    }
     if isinstance(message, Settled):
         paid = [e for e in events if isinstance(e, PayoutCredited)]
         if not paid:
@@ -430,6 +505,7 @@ def _unplaced(bridge: Bridge, own: Context, refusal: Refusal) -> list[Message]:
         mode=debit.mode,
         amount=debit.amount,
         debit_tx_id=debit.tx_id,
+        campaign_id=debit.campaign_id,
     )
     return [rollback, *bet_refused(_bet_of(debit), own, refusal, debit.fingerprint)]
 

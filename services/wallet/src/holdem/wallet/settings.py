@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from holdem.core.currencies import Currencies
 from holdem.core.limits import TableLimits
 from holdem.runtime.settings import RuntimeSettings
 from holdem.wallet.admission import DefaultTable
@@ -20,7 +21,14 @@ class WalletSettings(RuntimeSettings):
         default=9102, ge=0, le=65535, description="Port of the /metrics endpoint; 0 = off"
     )
     table_currency: str = Field(
-        default="EUR", pattern=r"^[A-Z]{3}$", description="ISO 4217 currency the table plays in"
+        default="EUR",
+        pattern=r"^[A-Z]{3}$",
+        description="Currency the default table plays in: ISO 4217 or one of HOLDEM_CURRENCIES",
+    )
+    currencies: str = Field(
+        default="",
+        description="Currencies ISO 4217 lacks (crypto) and their decimals, up to 8, e.g. "
+        "'BTC=8,ETH=6' (BTC, ETH and LTC have 8 unless set): what tables may play in (ADR 029)",
     )
     table_ante_min: int = Field(
         default=100, ge=1, description="Smallest ante accepted, minor units; below it is rejected"
@@ -47,7 +55,13 @@ class WalletSettings(RuntimeSettings):
     @model_validator(mode="after")
     def _limits_are_consistent(self) -> WalletSettings:
         _ = self.table  # TableLimits refuses min > max: fail at start-up, not at the first bet
+        self.currency_table.exponent(self.table_currency)  # an unknown default currency too
         return self
+
+    @property
+    def currency_table(self) -> Currencies:
+        """ISO 4217 and the configured codes (``HOLDEM_CURRENCIES``)."""
+        return Currencies.from_text(self.currencies)
 
     @property
     def table(self) -> DefaultTable:

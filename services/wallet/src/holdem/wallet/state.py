@@ -1,5 +1,6 @@
 """The wallet's state (accounts, house, round stakes, applied keys, the evidence of open rounds,
-the seamless bridges, the rebets) and its fold, in place (``holdem.core.decider``)."""
+the seamless bridges, the rebets, the promotion account and the free-hand campaigns) and its
+fold, in place (``holdem.core.decider``)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,15 @@ from holdem.core.contracts import (
     StakeTaken,
     WalletRejected,
 )
+from holdem.core.contracts.promotions import (
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    FreeStakeRefunded,
+    FreeStakeTaken,
+    PromoCredited,
+    PromoRejected,
+)
 from holdem.core.contracts.protection import ProtectionEvent
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
@@ -44,8 +54,13 @@ from holdem.wallet.seamless_state import Bridges
 # (decide.py), so no command is ever applied twice.
 CLOSED_KEPT: Final = 256
 COMMANDS_KEPT: Final = 512
-ROUND_KEYS: Final = ("stake", "hold", "capture", "release", "payout", "refund")  # ":<round_id>"
-COMMAND_KEYS: Final = ("deposit", "withdraw", "grant", "reset", "reset-grant")  # ":<command_id>"
+# ":<round_id>" (a free hand's stake is "stake:" too; its refund to the promotion "free-refund:")
+ROUND_KEYS: Final = ("stake", "hold", "capture", "release", "payout", "refund", "free-refund")
+COMMAND_KEYS: Final = ("deposit", "withdraw", "grant", "reset", "reset-grant", "promo")
+# Free-hand campaigns per player (ADR 029): open ones (active with hands left) are bounded by
+# the grant's refusal, and every campaign, open or over, is kept among his last CAMPAIGNS_KEPT.
+OPEN_CAMPAIGNS_MAX: Final = 16
+CAMPAIGNS_KEPT: Final = 64
 REBET_TABLES_KEPT: Final = 16  # tables per player whose last requested bets Rebet can repeat
 # How far ahead of the wallet's clock a command's occurred_at may be: it bounds the time of every
 # command the wallet remembers, which is what makes the window above safe (decide.py).
@@ -56,6 +71,7 @@ HouseKey: TypeAlias = tuple[str, Mode]  # (currency, mode)
 PlayerKey: TypeAlias = tuple[str, str]  # (player_id, command_id or idempotency key)
 CallState = Literal["none", "held", "captured", "released"]
 RoundStatus = Literal["open", "paid", "refunded"]
+CampaignStatus = Literal["active", "cancelled", "expired"]
 
 
 @dataclass(slots=True)
@@ -79,15 +95,43 @@ class Stake:
     call: CallState = "none"
     status: RoundStatus = "open"
     paid_by: str | None = None  # the Settled whose payout closed it (a resend of it is silent)
+    campaign_id: str | None = None  # a free hand: the campaign that paid ante and bonus
 
     @property
     def account(self) -> AccountKey:
         return (self.player_id, self.currency, self.mode)
 
     @property
+    def free_stake(self) -> int:
+        """What the promotion paid for this round (a free hand's ante and bonus), else 0."""
+        return self.ante + self.aa_bonus if self.campaign_id is not None else 0
+
+    @property
     def taken(self) -> int:
-        """What the house holds of this round's stakes: ante, bonus and a captured call."""
-        return self.ante + self.aa_bonus + (self.call_hold if self.call == "captured" else 0)
+        """What the house holds of the player's own stakes: ante, bonus (unless the promotion
+        paid them) and a captured call."""
+        stakes = self.ante + self.aa_bonus - self.free_stake
+        return stakes + (self.call_hold if self.call == "captured" else 0)
+
+
+@dataclass(slots=True)
+class Campaign:
+    """One free-hand campaign of a player: what each hand is, how many were played (a voided
+    hand is given back), and whether it still runs."""
+
+    campaign_id: str
+    table_id: str
+    currency: str
+    ante: NonNegativeInt
+    aa_bonus: NonNegativeInt
+    hands: NonNegativeInt
+    expires_at: datetime
+    played: NonNegativeInt = 0
+    status: CampaignStatus = "active"
+
+    @property
+    def remaining(self) -> int:
+        return self.hands - self.played if self.status == "active" else 0
 
 
 @dataclass(slots=True)
@@ -129,6 +173,13 @@ class State:
     # player_id -> table_id -> (ante, aa_bonus) last asked for there (Rebet), newest last
     rebets: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     protection: Protection = field(default_factory=Protection)  # limits, blocks (ADR 028)
+    # The promotion account per (currency, mode): what promotions paid out, net (never > 0).
+    promo: dict[HouseKey, int] = field(default_factory=dict)
+    # player_id -> campaign_id -> campaign, oldest first (ADR 029)
+    campaigns: dict[str, dict[str, Campaign]] = field(default_factory=dict)
+
+    def campaign(self, player_id: str, campaign_id: str) -> Campaign | None:
+        return self.campaigns.get(player_id, {}).get(campaign_id)
 
     def evidence_of(self, player_id: str, round_id: str | None) -> Evidence:
         return self.evidence.get((player_id, round_id or ""), Evidence())
@@ -162,6 +213,15 @@ DELTAS: dict[type[WalletEvent], tuple[int, int, int]] = {
     SeamlessDebited: (1, 0, 0),
     SeamlessCredited: (-1, 0, 0),
     SeamlessRolledBack: (-1, 0, 0),
+    # Promotions (ADR 029): the promotion account pays (PROMO_DELTAS), the player or the house gets.
+    PromoCredited: (1, 0, 0),
+    FreeStakeTaken: (0, 0, 1),
+    FreeStakeRefunded: (0, 0, -1),
+}
+PROMO_DELTAS: dict[type[WalletEvent], int] = {
+    PromoCredited: -1,
+    FreeStakeTaken: -1,
+    FreeStakeRefunded: 1,
 }
 
 
@@ -173,11 +233,13 @@ def evolve(state: State, event: Message) -> State:
         return state
     if isinstance(event, BetPlaced):
         _remember_bets(state, event)
-        fold_protection(state.protection, event)
+        known = state.round_of(event.player_id, event.round_id)
+        fold_protection(state.protection, event, free=0 if known is None else known.free_stake)
         return state
     if isinstance(event, SessionStarted | SessionEnded):
         stake = state.round_of(event.player_id, event.round_id)
-        first = None if stake is None else (stake.currency, stake.ante + stake.aa_bonus)
+        # a session's first round has taken the player's own stakes (not a free hand's)
+        first = None if stake is None else (stake.currency, stake.taken)
         fold_protection(state.protection, event, first)
         return state
     if isinstance(event, ProtectionEvent):
@@ -186,8 +248,11 @@ def evolve(state: State, event: Message) -> State:
             _remember_command(state, event.player_id, event.command_id, event)
             fold_protection(state.protection, event)
         return state
-    if isinstance(event, WalletRejected):
+    if isinstance(event, WalletRejected | PromoRejected):
         _remember_command(state, event.player_id, event.command_id, event)
+        return state
+    if isinstance(event, FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired):
+        _fold_campaign(state, event)
         return state
     if (
         not isinstance(event, WalletEvent)
@@ -219,7 +284,12 @@ def _remember_command(
     state: State,
     player_id: str,
     command_id: str,
-    event: WalletEvent | WalletRejected | ProtectionEvent,
+    event: WalletEvent
+    | WalletRejected
+    | PromoRejected
+    | FreeHandsGranted
+    | FreeHandsCancelled
+    | ProtectionEvent,
 ) -> None:
     if (player_id, command_id) in state.commands:
         return
@@ -254,21 +324,29 @@ def _move(state: State, event: WalletEvent) -> None:
     if d_house:
         house = (event.currency, event.mode)
         state.house[house] = state.house.get(house, 0) + d_house * event.amount
+    d_promo = PROMO_DELTAS.get(type(event), 0)
+    if d_promo:
+        book = (event.currency, event.mode)
+        state.promo[book] = state.promo.get(book, 0) + d_promo * event.amount
 
 
 def _track_round(state: State, event: WalletEvent) -> None:
     round_id = event.round_id
     if round_id is None:
         return
-    if isinstance(event, StakeTaken):
-        state.rounds[round_id] = Stake(
-            event.player_id, event.currency, event.mode, event.ante, event.aa_bonus
-        )
+    if isinstance(event, StakeTaken | FreeStakeTaken):
+        new = Stake(event.player_id, event.currency, event.mode, event.ante, event.aa_bonus)
+        if isinstance(event, FreeStakeTaken):
+            new.campaign_id = event.campaign_id
+            _count_hand(state, event.player_id, event.campaign_id, 1)
+        state.rounds[round_id] = new
         state.open_rounds[event.player_id] = round_id
         return
     stake = state.round_of(event.player_id, round_id)
     if stake is None:
         return
+    if isinstance(event, FreeStakeRefunded):
+        _count_hand(state, event.player_id, event.campaign_id, -1)
     was_open = stake.status == "open"
     if isinstance(event, CallHeld):
         stake.call_hold, stake.call = event.amount, "held"
@@ -309,3 +387,48 @@ def _close(state: State, player_id: str, round_id: str) -> None:
     """The player's round is decided or over: the seat is free for the next one."""
     if state.open_rounds.get(player_id) == round_id:
         del state.open_rounds[player_id]
+
+
+def _count_hand(state: State, player_id: str, campaign_id: str, played: int) -> None:
+    """A free hand of the campaign taken (1) or given back by a void (-1)."""
+    campaign = state.campaign(player_id, campaign_id)
+    if campaign is not None:
+        campaign.played = max(0, min(campaign.hands, campaign.played + played))
+
+
+def _fold_campaign(
+    state: State, event: FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired
+) -> None:
+    """A campaign granted (once: the first grant of an id wins), cancelled or expired."""
+    player = state.campaigns.setdefault(event.player_id, {})
+    if isinstance(event, FreeHandsGranted):
+        _remember_command(state, event.player_id, event.command_id, event)
+        if event.campaign_id in player:
+            return
+        player[event.campaign_id] = Campaign(
+            event.campaign_id,
+            event.table_id,
+            event.currency,
+            event.ante,
+            event.aa_bonus,
+            event.hands,
+            event.expires_at,
+        )
+        _forget_old_campaigns(state, player)
+        return
+    if isinstance(event, FreeHandsCancelled):
+        _remember_command(state, event.player_id, event.command_id, event)
+    campaign = player.get(event.campaign_id)
+    if campaign is not None and campaign.status == "active":
+        campaign.status = "cancelled" if isinstance(event, FreeHandsCancelled) else "expired"
+
+
+def _forget_old_campaigns(state: State, player: dict[str, Campaign]) -> None:
+    """Beyond CAMPAIGNS_KEPT, the player's oldest campaign with no hand left to play goes (an
+    open one never does: the grant refuses more than OPEN_CAMPAIGNS_MAX of those)."""
+    if len(player) <= CAMPAIGNS_KEPT:
+        return
+    for campaign_id, campaign in player.items():
+        if campaign.remaining == 0:
+            del player[campaign_id]
+            return

@@ -28,6 +28,7 @@ from holdem.core.contracts import (
     TableRejected,
     TableTerms,
 )
+from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
 from holdem.core.rules import PAY_TABLES
 from holdem.core.table_book import Table, TableBook
@@ -49,8 +50,11 @@ def table_fingerprint(command: TableCommand) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def decide_table(book: TableBook, command: TableCommand, ctx: Context) -> list[Envelope]:
-    """The table event an admin command makes, a rejection, or nothing (a resend)."""
+def decide_table(
+    book: TableBook, command: TableCommand, ctx: Context, currencies: Currencies = CURRENCIES
+) -> list[Envelope]:
+    """The table event an admin command makes, a rejection, or nothing (a resend);
+    ``currencies``: the currency table a table's currency must be in (ADR 029)."""
     digest = table_fingerprint(command)
     seen = book.commands.get(command.table_id, {}).get(command.command_id)
     try:
@@ -58,6 +62,9 @@ def decide_table(book: TableBook, command: TableCommand, ctx: Context) -> list[E
             return []  # this very command was applied: a resend changes nothing
         if seen is not None:
             raise TableRefusal(Reason.DUPLICATE, "command_id was used for another body")
+        terms = getattr(command, "terms", None)
+        if terms is not None and not currencies.known(terms.currency):
+            raise TableRefusal(Reason.UNSUPPORTED_CURRENCY, f"no currency {terms.currency}")
         event = _apply(book.get(command.table_id), command, ctx, digest)
     except TableRefusal as refusal:
         return [

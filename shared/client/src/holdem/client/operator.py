@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
@@ -19,16 +19,27 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
+from holdem.client.promotions import cancel_free_hands as _cancel_free_hands
+from holdem.client.promotions import credit_promo as _credit_promo
+from holdem.client.promotions import grant_free_hands as _grant_free_hands
 from holdem.client.protection import ProtectionCommands
 from holdem.core.contracts import (
+    BetRejected,
     ChangeTable,
     CloseTable,
     Command,
+    CommandRejected,
     ContractError,
     CreateTable,
+    DeckForced,
+    DeckForceRejected,
     Envelope,
+    ForceNextDeck,
     Message,
+    PromoRejected,
+    ProtectionRejected,
     RoundVoided,
+    SessionRejected,
     Settled,
     TableChanged,
     TableClosed,
@@ -37,6 +48,7 @@ from holdem.core.contracts import (
     TableOpened,
     TableRejected,
     TableTerms,
+    WalletRejected,
     dump,
     parse,
 )
@@ -55,6 +67,24 @@ class TableRefused(Exception):
     """An admin table command the game refused; ``reason`` is the stable code."""
 
     def __init__(self, event: TableRejected) -> None:
+        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
+        self.event = event
+        self.reason = event.reason
+
+
+class Refused(Exception):
+    """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
+
+    def __init__(
+        self,
+        event: BetRejected
+        | CommandRejected
+        | WalletRejected
+        | SessionRejected
+        | DeckForceRejected
+        | PromoRejected
+        | ProtectionRejected,
+    ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
         self.reason = event.reason
@@ -254,21 +284,54 @@ class Operator(ProtectionCommands):
             occurred_at=datetime.now(UTC),
             **fields,
         )
-        watch = self.watch(f"command:{cmd.command_id}")
-        try:
-            await self._producer.send_and_wait(
-                self.topics.admin,
-                value=dump(cmd),
-                key=table_id.encode(),
-                headers=self.stamp().headers(),
+        producer = self._producer
+
+        async def publish() -> None:
+            headers = self.stamp().headers()
+            await producer.send_and_wait(
+                self.topics.admin, value=dump(cmd), key=table_id.encode(), headers=headers
             )
-            answer: Any = await watch.until(TableEvent, TableRejected, within_s=60.0)
-        finally:
-            self.forget(watch.key)
+
+        answer = await self._answer(cmd.command_id, publish, TableEvent, TableRejected)
         if isinstance(answer, TableRejected):
             raise TableRefused(answer)
         assert isinstance(answer, TableEvent)
         return answer
+
+    async def force_next_deck(
+        self, player_id: str, cards: Sequence[str], *, command_id: str | None = None
+    ) -> DeckForced:
+        """The first ``cards`` (1 to 9 card texts, e.g. ``"As"``, in deal order: the player's
+        two, the dealer's two, the flop, the turn, the river) of the player's next play-money
+        round; the rest of the deck is shuffled as ever, and the round's events say ``forced``.
+        Only a dealer in test mode takes it (ADR 030): ``Refused`` (``test_mode_only``)
+        otherwise; bad cards never leave here (the model refuses them, a ValidationError)."""
+        cmd = ForceNextDeck(
+            event_id=new_id(),
+            command_id=command_id or new_id(),
+            player_id=player_id,
+            occurred_at=datetime.now(UTC),
+            cards=tuple(cards),
+        )
+        answer = await self._answer(
+            cmd.command_id, lambda: self.send(cmd), DeckForced, DeckForceRejected
+        )
+        if isinstance(answer, DeckForceRejected):
+            raise Refused(answer)
+        assert isinstance(answer, DeckForced)
+        return answer
+
+    async def _answer(
+        self, command_id: str, publish: Callable[[], Awaitable[None]], *kinds: type[Envelope]
+    ) -> Any:
+        """The first answer of one of ``kinds`` to the command ``publish`` sends (watched for
+        before it is sent, so none is missed); StalledError after a minute."""
+        watch = self.watch(f"command:{command_id}")
+        try:
+            await publish()
+            return await watch.until(*kinds, within_s=60.0)
+        finally:
+            self.forget(watch.key)
 
     async def stream(self) -> AsyncIterator[Message]:
         """Every committed round and wallet event from now on, in arrival order per partition,
@@ -286,6 +349,14 @@ class Operator(ProtectionCommands):
         they have none. Reads the player's wallet partition from its start: fine for a table,
         too slow for a lobby (``holdem.client.queries.QueryClient.balance`` asks the query
         service)."""
+        found: int | None = None
+        for event in await self.wallet_log(player_id):
+            if isinstance(event, WalletEvent) and event.currency == currency:
+                found = event.available
+        return found
+
+    async def wallet_log(self, player_id: str) -> list[Message]:
+        """Every committed wallet record of the player, read from his partition's start."""
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
@@ -294,16 +365,23 @@ class Operator(ProtectionCommands):
             reader.assign([tp])
             end = (await reader.end_offsets([tp]))[tp]
             reader.seek(tp, (await reader.beginning_offsets([tp]))[tp])
-            found: int | None = None
+            found: list[Message] = []
             while await reader.position(tp) < end:
                 for record in (await reader.getmany(tp, timeout_ms=200)).get(tp, []):
                     event = _parse("wallet", record.value)
-                    mine = isinstance(event, WalletEvent) and event.player_id == player_id
-                    if mine and event.currency == currency:
-                        found = event.available
+                    if isinstance(event, Message) and event.player_id == player_id:
+                        found.append(event)
             return found
         finally:
             await reader.stop()
+
+    # Promotions (ADR 029): ``operator.grant_free_hands(players, table_id=..., hands=...,
+    # ante=..., expires_at=..., campaign_id=...)``, ``operator.credit_promo(player_id, amount,
+    # campaign_id=..., reason=...)``, ``operator.cancel_free_hands(player_id, campaign_id)``;
+    # see holdem.client.promotions.
+    grant_free_hands = _grant_free_hands
+    credit_promo = _credit_promo
+    cancel_free_hands = _cancel_free_hands
 
     async def _route(self) -> None:
         assert self._consumer is not None

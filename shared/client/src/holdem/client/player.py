@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from holdem.client.commands import command, new_id
-from holdem.client.operator import Operator, StalledError, Watch
+from holdem.client.operator import Operator, Refused, StalledError, Watch
+from holdem.client.promotions import FreeHands, PromoRefused, free_hands_of
 from holdem.core.contracts import (
     AcknowledgeRealityCheck,
     BetPlaced,
@@ -37,6 +38,8 @@ from holdem.core.contracts import (
     OperatorEndReason,
     PayoutCredited,
     PlaceBet,
+    PlayFreeHand,
+    PromoRejected,
     ProtectionRejected,
     RealityCheckAcknowledged,
     Rebet,
@@ -52,26 +55,17 @@ from holdem.core.contracts import (
 )
 from holdem.core.contracts.wallet import WalletEvent
 
-__all__ = ["Outcome", "Player", "Refused", "Round", "StalledError", "Voided", "last_movement"]
-
-
-Rejection = BetRejected | CommandRejected | WalletRejected | SessionRejected | ProtectionRejected
-
-
-class Refused(Exception):
-    """A command the game refused: ``event`` is the rejection, ``reason`` its stable code."""
-
-    def __init__(
-        self,
-        event: BetRejected
-        | CommandRejected
-        | WalletRejected
-        | SessionRejected
-        | ProtectionRejected,
-    ) -> None:
-        super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
-        self.event = event
-        self.reason = event.reason
+__all__ = [
+    "FreeHands",
+    "Outcome",
+    "Player",
+    "PromoRefused",
+    "Refused",
+    "Round",
+    "StalledError",
+    "Voided",
+    "last_movement",
+]
 
 
 class Voided(Exception):
@@ -90,6 +84,7 @@ class Outcome:
     end: Settled | RoundVoided
     revealed: Called | Folded | None  # the dealer's cards, turn and river, deck and salt
     balance: int  # available, minor units, after the round's last money movement
+    paid: int | None = None  # what the wallet paid for it (a free hand: its winnings, ADR 029)
 
     @property
     def settled(self) -> Settled | None:
@@ -197,16 +192,35 @@ class Player:
         )
         return await self._start_round(again)
 
-    async def _start_round(self, place: PlaceBet | Rebet) -> Round:
+    async def play_free_hand(
+        self, campaign_id: str, *, round_id: str | None = None, command_id: str | None = None
+    ) -> Round:
+        """Start a round with one free hand of the campaign (ADR 029): its ante and AA Bonus
+        are the promotion's, the call (2 × ante) is held from the player's balance. ``Refused``
+        with ``campaign_expired``, ``no_free_hands``, ``insufficient_funds`` …"""
+        free = command(
+            PlayFreeHand,
+            self.player_id,
+            command_id=command_id,
+            round_id=round_id or new_id(),
+            campaign_id=campaign_id,
+        )
+        return await self._start_round(free)
+
+    async def free_hands(self) -> list[FreeHands]:
+        """The player's free-hand campaigns and their remaining hands, from his wallet log."""
+        return free_hands_of(await self.operator.wallet_log(self.player_id), self.player_id)
+
+    async def _start_round(self, place: PlaceBet | Rebet | PlayFreeHand) -> Round:
         round_id = place.round_id
         watch = self.operator.watch(f"round:{round_id}")
         try:
             await self.operator.send(place)
-            answer = await watch.until(BetPlaced, BetRejected, within_s=self.step_s)
+            answer = await watch.until(BetPlaced, BetRejected, PromoRejected, within_s=self.step_s)
         except BaseException:
             self.operator.forget(watch.key)
             raise
-        if isinstance(answer, BetRejected):
+        if isinstance(answer, BetRejected | PromoRejected):
             self.operator.forget(watch.key)
             raise Refused(answer)
         return Round(self, round_id, answer, watch)  # type: ignore[arg-type]
@@ -319,7 +333,8 @@ class Round:
         finally:
             self.close()
         revealed = next((e for e in self.watch.seen if isinstance(e, Called | Folded)), None)
-        return Outcome(self.round_id, end, revealed, money.available)
+        paid = next((e.amount for e in self.watch.seen if isinstance(e, PayoutCredited)), None)
+        return Outcome(self.round_id, end, revealed, money.available, paid)
 
     def close(self) -> None:
         self.player.operator.forget(self.watch.key)

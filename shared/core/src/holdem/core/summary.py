@@ -2,8 +2,8 @@
 
 Words come only from ``holdem.core.terms`` (roles, hand names, bet names, push, fold); what the
 sheets do not name (win, loss, void, totals) is shown as numbers and symbols, never as an
-invented word. Amounts are minor units written with two decimals (every currency the tables
-offer has cents)."""
+invented word. Amounts are minor units written with their currency's decimals
+(``holdem.core.currencies``: JPY none, BHD three)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from holdem.core.contracts.queries import RoundView
+from holdem.core.currencies import money
 from holdem.core.terms import LANGUAGES, TermError, term
 
 VOID: Final = "⊘"  # a voided round: every stake refunded
@@ -21,18 +22,8 @@ class SummaryError(ValueError):
     """A round that has no summary yet (still open), or a language the catalogue lacks."""
 
 
-def money(minor: int) -> str:
-    """``money(12345)`` is ``'123.45'``; a sign only when negative.
-
-    >>> money(12345), money(5), money(-250)
-    ('123.45', '0.05', '-2.50')
-    """
-    sign = "-" if minor < 0 else ""
-    return f"{sign}{abs(minor) // 100}.{abs(minor) % 100:02d}"
-
-
-def _signed(minor: int) -> str:
-    return ("+" if minor > 0 else "±" if minor == 0 else "") + money(minor)
+def _signed(minor: int, currency: str) -> str:
+    return ("+" if minor > 0 else "±" if minor == 0 else "") + money(minor, currency)
 
 
 def _cards(cards: Sequence[str]) -> str:
@@ -78,7 +69,8 @@ def _bets(view: RoundView, lang: str) -> str:
         bets.append((term("bet.call", lang), view.call, view.call_return))
     if view.aa_bonus:
         bets.append((term("bet.aa_bonus", lang), view.aa_bonus, view.bonus_return))
-    parts = [f"{name} {money(stake)} {ARROW} {money(back)}" for name, stake, back in bets]
+    cur = view.currency
+    parts = [f"{name} {money(s, cur)} {ARROW} {money(b, cur)}" for name, s, b in bets]
     if view.decision == "fold":
         parts.append(term("control.fold", lang))
     if view.state == "voided":
@@ -86,4 +78,4 @@ def _bets(view: RoundView, lang: str) -> str:
     elif view.result == "push":
         parts.append(term("result.push", lang))
     net = view.total_won - view.total_bet
-    return " · ".join(parts) + f" = {_signed(net)}"
+    return " · ".join(parts) + f" = {_signed(net, cur)}"

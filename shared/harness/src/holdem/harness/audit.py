@@ -28,6 +28,7 @@ from holdem.core.verify import VerificationError, differences, result_of
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
+from holdem.harness.audit_forced import forced_rounds, forced_violations
 from holdem.harness.audit_money import Balances, money_violations
 from holdem.harness.audit_protection import protection_violations
 from holdem.harness.audit_read import read_topic
@@ -104,6 +105,7 @@ class AuditReport:
     rounds: int
     ended: int
     violations: list[str]
+    forced: int = 0  # rounds dealt from a forced deck (test mode, ADR 030)
 
     @property
     def ok(self) -> bool:
@@ -121,7 +123,8 @@ def check(
     found = violations(records, require_ended=require_ended)
     if operator is not None:
         found += operator_violations(records, operator)
-    return AuditReport(len(records), len(placed), sum(1 for log in placed if log.ends), found)
+    ended = sum(1 for log in placed if log.ends)
+    return AuditReport(len(records), len(placed), ended, found, forced_rounds(records))
 
 
 async def audit_run(
@@ -228,6 +231,7 @@ def violations(
     found += table_violations(records)
     found += session_violations(records)
     found += protection_violations(records)
+    found += forced_violations(records)
     found += event_id_violations(records)
     return found
 

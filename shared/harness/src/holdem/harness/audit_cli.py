@@ -44,7 +44,9 @@ def parser() -> argparse.ArgumentParser:
 
 def report_lines(report: AuditReport, show: int | None = SHOWN) -> list[str]:
     lines = [
-        f"{report.records} records, {report.rounds} rounds, {report.ended} ended: "
+        f"{report.records} records, {report.rounds} rounds, {report.ended} ended"
+        + (f", {report.forced} forced" if report.forced else "")
+        + ": "
         + ("ok" if report.ok else f"{len(report.violations)} violations")
     ]
     shown = report.violations if show is None else report.violations[:show]

@@ -1,4 +1,5 @@
-"""The money half of the audit: balances recomputed from amounts, conservation, stakes ended."""
+"""The money half of the audit: balances recomputed from amounts, conservation (the promotion
+account included, ADR 029), stakes ended, free hands paid by their campaign's rules."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from holdem.core.contracts import (
+    BetPlaced,
     CallCaptured,
     Called,
     CallHeld,
@@ -19,6 +21,7 @@ from holdem.core.contracts import (
     StakesRefunded,
     StakeTaken,
 )
+from holdem.core.contracts.promotions import FreeStakeRefunded, FreeStakeTaken, PromoCredited
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 
@@ -43,6 +46,16 @@ MOVES: dict[type[WalletEvent], tuple[int, int, int]] = {  # (available, held, ho
     SeamlessDebited: (1, 0, 0),
     SeamlessCredited: (-1, 0, 0),
     SeamlessRolledBack: (-1, 0, 0),
+    # Promotions (ADR 029): paid from the promotion account (PROMOTION) to the player or house.
+    PromoCredited: (1, 0, 0),
+    FreeStakeTaken: (0, 0, 1),
+    FreeStakeRefunded: (0, 0, -1),
+}
+# The promotion account's side of a movement: it starts at 0 and only pays (never above 0).
+PROMOTION: dict[type[WalletEvent], int] = {
+    PromoCredited: -1,
+    FreeStakeTaken: -1,
+    FreeStakeRefunded: 1,
 }
 # What comes from outside the game's books (+) or leaves them (-).
 OUTSIDE = {
@@ -63,7 +76,8 @@ def money_violations(
     ]
     found = list(_key_violations(events))
     accounts, house = _replay(events, found)
-    found += _conservation_violations(events, accounts, house)
+    promotion = _promotion(events, found)
+    found += _conservation_violations(events, accounts, house, promotion)
     if balances is not None:
         found += _final_violations(accounts, balances)
     found += _round_money_violations(events, rounds)
@@ -107,23 +121,41 @@ def _replay(
     return accounts, house
 
 
+def _promotion(events: list[WalletEvent], found: list[str]) -> dict[tuple[str, str], int]:
+    """The promotion account per (currency, mode), recomputed; it may never take in more than
+    it paid out (a refund of a free stake it did not pay)."""
+    promotion: dict[tuple[str, str], int] = defaultdict(int)
+    for event in events:
+        sign = PROMOTION.get(type(event), 0)
+        if not sign:
+            continue
+        book = (event.currency, str(event.mode))
+        promotion[book] += sign * event.amount
+        if promotion[book] > 0:
+            found.append(f"promotion account {book} at {promotion[book]} > 0 after {_name(event)}")
+    return promotion
+
+
 def _conservation_violations(
     events: list[WalletEvent],
     accounts: Mapping[AccountKey, list[int]],
     house: Mapping[tuple[str, str], int],
+    promotion: Mapping[tuple[str, str], int],
 ) -> Iterator[str]:
-    """Players' available + held + house = deposits − withdrawals, per currency and mode."""
+    """Players' available + held + house + promotion = deposits − withdrawals, per currency
+    and mode (the promotion account is what promotions paid, as a negative balance)."""
     outside: dict[tuple[str, str], int] = defaultdict(int)
     for event in events:
         sign = OUTSIDE.get(type(event), 0)
         outside[(event.currency, str(event.mode))] += sign * event.amount
     reported = {_account(e): e.available + e.held for e in events}  # each account's last report
-    for book in sorted(set(outside) | set(house)):
+    for book in sorted(set(outside) | set(house) | set(promotion)):
         players = sum(total for (_, *rest), total in reported.items() if tuple(rest) == book)
-        if players + house.get(book, 0) != outside[book]:
+        inside = players + house.get(book, 0) + promotion.get(book, 0)
+        if inside != outside[book]:
             yield (
                 f"money not conserved in {book}: players {players} + house {house.get(book, 0)}"
-                f" != deposits - withdrawals {outside[book]}"
+                f" + promotion {promotion.get(book, 0)} != deposits - withdrawals {outside[book]}"
             )
 
 
@@ -159,8 +191,16 @@ def _round_money_violations(
 def _one_round(log: RoundLog, moved: list[WalletEvent]) -> Iterator[str]:
     bet, round_id = log.bets[0], log.bets[0].round_id
     amounts = _amounts_by_type(moved)
-    if amounts[StakeTaken] != [bet.ante + bet.aa_bonus] or amounts[CallHeld] != [bet.call_hold]:
-        yield f"stake {amounts[StakeTaken]} / hold {amounts[CallHeld]} do not match the BetPlaced"
+    free = [e for e in moved if isinstance(e, FreeStakeTaken)]
+    taken = amounts[FreeStakeTaken] if free else amounts[StakeTaken]
+    if taken != [bet.ante + bet.aa_bonus] or amounts[CallHeld] != [bet.call_hold]:
+        yield f"stake {taken} / hold {amounts[CallHeld]} do not match the BetPlaced"
+    if free and amounts[StakeTaken]:
+        yield "a free hand's stakes were also taken from the player"
+    campaign = free[0].campaign_id if free else None
+    named = {getattr(e, "campaign_id", None) for e in moved}
+    if named != {campaign}:
+        yield f"its movements name campaigns {sorted(map(str, named))}, its stake {campaign}"
     wrong_keys = [k for k in (e.idempotency_key for e in moved) if k.split(":")[-1] != round_id]
     if wrong_keys:
         yield f"idempotency keys not derived from the round: {wrong_keys}"
@@ -170,19 +210,35 @@ def _one_round(log: RoundLog, moved: list[WalletEvent]) -> Iterator[str]:
     captured, released = amounts[CallCaptured], amounts[CallReleased]
     if (captured, released) != (([bet.call_hold], []) if called else ([], [bet.call_hold])):
         yield f"call hold captured {captured} released {released}, decision call={called}"
-    yield from _ending(log.ends[0], bet.ante + bet.aa_bonus + sum(captured), amounts)
+    own = 0 if free else bet.ante + bet.aa_bonus
+    yield from _ending(log.ends[0], own + sum(captured), amounts, bet if free else None)
 
 
 def _ending(
-    end: Settled | RoundVoided, taken: int, amounts: Mapping[Any, list[int]]
+    end: Settled | RoundVoided,
+    taken: int,
+    amounts: Mapping[Any, list[int]],
+    free: BetPlaced | None,
 ) -> Iterator[str]:
+    """``taken``: the player's own money in the round; ``free``: the bet of a free hand."""
     paid, refunded = amounts[PayoutCredited], amounts[StakesRefunded]
+    back = amounts[FreeStakeRefunded]
     if isinstance(end, Settled):
-        expected_paid = [end.total_return]  # a lost round is closed by a payout of 0
-        if paid != expected_paid or refunded:
+        expected_paid = [end.total_return if free is None else _winnings(end, free)]
+        if paid != expected_paid or refunded or back:  # a lost round is closed by a payout of 0
             yield f"Settled total {end.total_return} but paid {paid}, refunded {refunded}"
     elif refunded != [taken] or paid:
         yield f"voided with {taken} taken but refunded {refunded}, paid {paid}"
+    elif free is not None and back != [free.ante + free.aa_bonus]:
+        yield f"free hand voided but {back} of {free.ante + free.aa_bonus} back to the promotion"
+
+
+def _winnings(end: Settled, bet: BetPlaced) -> int:
+    """A free hand pays what its ante and bonus won beyond their stakes, and the whole return
+    of the call (the player's own money): ADR 029, recomputed here from the Settled."""
+    ante = end.ante_return - bet.ante if end.ante_return > bet.ante else 0
+    bonus = end.bonus_return - bet.aa_bonus if end.bonus_return > bet.aa_bonus else 0
+    return ante + bonus + end.call_return
 
 
 def _amounts_by_type(moved: list[WalletEvent]) -> dict[Any, list[int]]:

@@ -22,6 +22,7 @@ from holdem.core.contracts import (
     StakesRefunded,
     StakeTaken,
 )
+from holdem.core.contracts.promotions import FreeStakeTaken
 from holdem.core.contracts.seamless import (
     RoundClosedNotice,
     SeamlessCredited,
@@ -60,7 +61,7 @@ def _closed_violations(records: list[Any]) -> Iterator[str]:
     for key in sorted(set(closed) | set(moves) | set(notices)):
         name, found, money = "/".join(key), closed.get(key, []), moves.get(key, [])
         kinds = {type(r.message) for r in money}
-        if StakeTaken not in kinds:
+        if StakeTaken not in kinds and FreeStakeTaken not in kinds:  # a free hand's: ADR 029
             if found or notices.get(key):
                 yield f"{name}: closed, but it took no stake"
             continue
@@ -84,7 +85,9 @@ def _closed_violations(records: list[Any]) -> Iterator[str]:
 
 def _closed_matches(name: str, closed: Any, money: list[Any]) -> Iterator[str]:
     """After every movement of the round (Kafka's timestamps order the two topics, written in
-    one transaction), and with the amounts the ledger moved."""
+    one transaction), and with the amounts the ledger moved of the player's own money: a free
+    hand's stake is the promotion's (``wallet.free_stake_taken``, ADR 029), counted by the
+    money audit's promotion account, so it stakes its captured call only."""
     message: RoundClosed = closed.message
     late = [r for r in money if r.timestamp > closed.timestamp]
     if late:

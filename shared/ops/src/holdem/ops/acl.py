@@ -30,8 +30,11 @@ class Access:
 
 
 SERVICES: dict[str, Access] = {
-    # It folds the players' bets from the commands (its pending bets, ADR 024): a state role.
-    "dealer": Access(("commands", "rounds"), ("rounds", "vault", "commands"), ("rounds", "vault")),
+    # It folds the players' bets from the commands (its pending bets, ADR 024): a state role;
+    # and reads the table book, which a dealer in test mode checks for real money (ADR 030).
+    "dealer": Access(
+        ("commands", "rounds"), ("rounds", "vault", "commands", "tables"), ("rounds", "vault")
+    ),
     # The table book ("tables") is read whole, group-less, like a state role (ADR 018).
     "wallet": Access(
         ("commands", "rounds", "admin"),

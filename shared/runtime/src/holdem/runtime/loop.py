@@ -318,8 +318,11 @@ class ServiceLoop:
 
     def healthy(self) -> bool:
         """Ready to decide: the state of every assigned partition rebuilt, still the member of
-        the generation it was rebuilt for (the holdem_ready gauge; a container's health check)."""
-        return self.ready and self.pending is None and self.member()
+        the generation it was rebuilt for, and a broker that answered the last tick's ask for
+        the log's ends (the holdem_ready gauge; a container's health check). A process cut off
+        from the broker still believes itself a member (it learns it was evicted only from the
+        broker), so the unanswered ask is what tells it, and its health check, it cannot decide."""
+        return self.ready and self.pending is None and self.member() and not self._unreachable
 
     def member(self) -> bool:
         """Still the member of the generation this state was rebuilt for, with no rebalance
@@ -429,12 +432,25 @@ class BookTail:
         """Fold every committed record of the book's topics up to their current end."""
         if not self.topics:
             return 0
-        return await self.transport.replay(
+        count = await self.transport.replay(
             self.topics,
             range(self.settings.partitions),
             self.processor.fold_book,
             timeout_s=REPLAY_TIMEOUT_S,
         )
+        self.check()
+        return count
+
+    def check(self) -> None:
+        """The service's ``check_book`` on the book as it now is; what it raises is fatal."""
+        check = self.processor.spec.check_book
+        if check is None:
+            return
+        try:
+            check()
+        except Exception as error:
+            self.fatal(error)
+            raise
 
     async def start(self) -> None:
         """The book read to its end before the service decides anything, then followed."""
@@ -460,6 +476,8 @@ class BookTail:
                                 self.processor.fold_book(
                                     tp.topic, record.value, record.key, tp.partition
                                 )
+                    if batch:
+                        self.check()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a book that stops following would decide on stale terms

@@ -15,10 +15,17 @@ from holdem.core.contracts import (
     MessageRejected,
     Mode,
     OperatorRefusal,
+    PayoutCredited,
     ProtectionRefusal,
     RoundVoided,
     Settled,
     WalletRejected,
+)
+from holdem.core.contracts.promotions import (
+    FreeStakeRefunded,
+    FreeStakeTaken,
+    PromoCredited,
+    PromoRejected,
 )
 
 
@@ -56,6 +63,26 @@ class Metrics:
             "holdem_settlement_mismatch",
             "Settled records the wallet refused to pay, by reason (mismatch, duplicate)",
             ["reason"],
+        )
+        # Promotions (ADR 029): what the promotion account paid, by kind (credit, free_stake),
+        # what voids gave back to it, the free hands played and what they paid the players.
+        self.free_hands = counter(
+            "holdem_free_hands_played", "Free hands started (their stakes paid)", ["currency"]
+        )
+        self.promo_paid = counter(
+            "holdem_promo_paid_minor",
+            "Promotion money paid: credits and free hands' stakes, minor units",
+            ["kind", "currency"],
+        )
+        self.promo_refunded = counter(
+            "holdem_promo_refunded_minor",
+            "Free hands' stakes back to the promotion (voided rounds), minor units",
+            ["currency"],
+        )
+        self.free_hand_payouts = counter(
+            "holdem_free_hand_payouts_minor",
+            "Paid to players for free hands (winnings and the call's return), minor units",
+            ["currency"],
         )
         self.open_rounds = Gauge(
             "holdem_open_rounds", "Rounds not yet ended", ["service"], registry=registry
@@ -140,20 +167,39 @@ class Metrics:
             self.settlement_mismatch.labels(
                 event.reason.split(":")[0].removeprefix("settlement_")
             ).inc()
+        elif isinstance(event, PromoCredited | FreeStakeTaken | FreeStakeRefunded | PayoutCredited):
+            self._observe_promotion(event)
         elif isinstance(event, WalletRejected) and event.command_type == "command.place_bet":
             return  # the same refusal is counted once, as its BetRejected
-        elif isinstance(event, BetRejected | CommandRejected | WalletRejected | MessageRejected):
+        elif isinstance(
+            event, BetRejected | CommandRejected | WalletRejected | MessageRejected | PromoRejected
+        ):
             self.rejected.labels(service, event.reason.value).inc()
-            if isinstance(event, BetRejected) and _protects(event):
+            if isinstance(event, BetRejected | PromoRejected) and _protects(event):
                 limit = "" if event.limit is None else event.limit.value
                 self.protection_refusals.labels(event.reason.value, limit).inc()
             if isinstance(event, MessageRejected):
                 self.dead_letters.labels(service, event.reason.value).inc()
 
+    def _observe_promotion(
+        self, event: PromoCredited | FreeStakeTaken | FreeStakeRefunded | PayoutCredited
+    ) -> None:
+        currency = event.currency
+        if isinstance(event, PromoCredited):
+            self.promo_paid.labels("credit", currency).inc(event.amount)
+        elif isinstance(event, FreeStakeTaken):
+            self.free_hands.labels(currency).inc()
+            self.promo_paid.labels("free_stake", currency).inc(event.amount)
+        elif isinstance(event, FreeStakeRefunded):
+            self.promo_refunded.labels(currency).inc(event.amount)
+        elif event.campaign_id is not None:
+            self.free_hand_payouts.labels(currency).inc(event.amount)
 
-def _protects(event: BetRejected) -> bool:
-    """A refusal of the wallet's player protection (the operator's wallet's own refusals of
-    a seamless debit say ``operator wallet`` first: those are the operator's to count)."""
+
+def _protects(event: BetRejected | PromoRejected) -> bool:
+    """A refusal of the wallet's player protection, of a bet or of a free hand (ADR 028; the
+    operator's wallet's own refusals of a seamless debit say ``operator wallet`` first: those
+    are the operator's to count)."""
     if isinstance(event.reason, ProtectionRefusal):
         return True
     blocked = event.reason is OperatorRefusal.PLAYER_BLOCKED

@@ -68,6 +68,10 @@ class Spec(Generic[S]):
     # and fed its own events as they are published. ``fold_book`` must be idempotent.
     book_roles: tuple[str, ...] = ()
     fold_book: Callable[[Any], None] | None = None
+    # Called whenever the book has been read to its end (start, every rebuild) and after each
+    # batch its tail folds: what it raises is fatal (the service exits non-zero), so a service
+    # can refuse to run on a book it must not serve (a test-mode dealer on real money, ADR 030).
+    check_book: Callable[[], None] | None = None
 
 
 @dataclass

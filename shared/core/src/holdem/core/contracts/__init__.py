@@ -34,6 +34,25 @@ from holdem.core.contracts.commands import (
     VoidRound,
     Withdraw,
 )
+from holdem.core.contracts.forced import DeckForced, DeckForceRejected, ForceNextDeck, ForceRefusal
+from holdem.core.contracts.promotions import (
+    CAMPAIGN_EVENTS,
+    PROMO_COMMANDS,
+    PROMO_MOVES,
+    CampaignEvent,
+    CancelFreeHands,
+    CreditPromo,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    FreeStakeRefunded,
+    FreeStakeTaken,
+    GrantFreeHands,
+    PlayFreeHand,
+    PromoCredited,
+    PromoReason,
+    PromoRejected,
+)
 from holdem.core.contracts.protection import (
     PROTECTION_COMMANDS,
     AcknowledgeRealityCheck,
@@ -141,7 +160,13 @@ AnyCommand: TypeAlias = Annotated[
     | SetLimits
     | BlockPlayer
     | UnblockPlayer
-    | AcknowledgeRealityCheck,
+    | AcknowledgeRealityCheck
+    | ForceNextDeck
+    # Promotions (ADR 029)
+    | CreditPromo
+    | GrantFreeHands
+    | CancelFreeHands
+    | PlayFreeHand,
     Field(discriminator="type"),
 ]
 AdminCommand: TypeAlias = Annotated[
@@ -165,7 +190,9 @@ RoundMessage: TypeAlias = Annotated[
     | SessionRejected
     | RoundClosed
     | PlayerBlocked
-    | PlayerUnblocked,
+    | PlayerUnblocked
+    | DeckForced
+    | DeckForceRejected,
     Field(discriminator="type"),
 ]
 WalletMessage: TypeAlias = Annotated[
@@ -190,7 +217,15 @@ WalletMessage: TypeAlias = Annotated[
     # Player protection (ADR 028): the wallet's answers to the protection commands.
     | LimitsSet
     | RealityCheckAcknowledged
-    | ProtectionRejected,
+    | ProtectionRejected
+    # Promotions (ADR 029): promotion money and free-hand campaigns.
+    | PromoCredited
+    | FreeStakeTaken
+    | FreeStakeRefunded
+    | FreeHandsGranted
+    | FreeHandsCancelled
+    | FreeHandsExpired
+    | PromoRejected,
     Field(discriminator="type"),
 ]
 # The operator's wallet's answers (ADR 015).
@@ -198,13 +233,11 @@ SeamlessReplyMessage: TypeAlias = Annotated[
     Debited | DebitRejected | Credited | RolledBack | RoundClosedAcknowledged,
     Field(discriminator="type"),
 ]
-COMMAND_TYPES: frozenset[str] = frozenset(
-    model.model_fields["type"].default
-    for model in (
-        PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
-        SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
-    )
+_COMMANDS: tuple[type[Command], ...] = (
+    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
+    ForceNextDeck, *PROMO_COMMANDS, *PROTECTION_COMMANDS,
 )  # fmt: skip
+COMMAND_TYPES: frozenset[str] = frozenset(model.model_fields["type"].default for model in _COMMANDS)
 ADMIN_TYPES: frozenset[str] = frozenset(
     model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
 )
@@ -218,8 +251,17 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun, *PROTECTION_COMMANDS),
-    "dealer": _types(Call, Fold, VoidRound, EndSession),
+    "wallet": _types(
+        PlaceBet,
+        Rebet,
+        Deposit,
+        Withdraw,
+        GrantFun,
+        ResetFun,
+        *PROTECTION_COMMANDS,
+        *PROMO_COMMANDS,
+    ),
+    "dealer": _types(Call, Fold, VoidRound, EndSession, ForceNextDeck),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
 AnyQuery: TypeAlias = Annotated[
@@ -252,6 +294,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
     CommandRejected, DeckSealed,
     EndSession, SessionStarted, SessionEnded, SessionRejected,
+    ForceNextDeck, DeckForced, DeckForceRejected,
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, WalletRejected,
     MessageRejected,
@@ -262,6 +305,7 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
     LimitsSet, RealityCheckAcknowledged, ProtectionRejected,
     PlayerBlocked, PlayerUnblocked, RoundClosed,
+    *PROMO_COMMANDS, *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,
 )  # fmt: skip
 
 
@@ -313,9 +357,12 @@ __all__ = [
     "ADAPTERS",
     "ADMIN_TYPES",
     "ALL_MODELS",
+    "CAMPAIGN_EVENTS",
     "COMMAND_OWNERS",
     "COMMAND_TYPES",
     "MAX_AMOUNT",
+    "PROMO_COMMANDS",
+    "PROMO_MOVES",
     "UNIONS",
     "AcknowledgeRealityCheck",
     "AdminCommand",
@@ -332,21 +379,34 @@ __all__ = [
     "CallHeld",
     "CallReleased",
     "Called",
+    "CampaignEvent",
+    "CancelFreeHands",
     "ChangeTable",
     "CloseTable",
     "Command",
     "CommandRejected",
     "ContractError",
     "CreateTable",
+    "CreditPromo",
     "Dealt",
+    "DeckForceRejected",
+    "DeckForced",
     "DeckSealed",
     "Deposit",
     "EndSession",
     "Envelope",
     "Fold",
     "Folded",
+    "ForceNextDeck",
+    "ForceRefusal",
+    "FreeHandsCancelled",
+    "FreeHandsExpired",
+    "FreeHandsGranted",
+    "FreeStakeRefunded",
+    "FreeStakeTaken",
     "FundsDeposited",
     "FundsWithdrawn",
+    "GrantFreeHands",
     "GrantFun",
     "HistoryQuery",
     "HistoryReply",
@@ -362,8 +422,12 @@ __all__ = [
     "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
+    "PlayFreeHand",
     "PlayerBlocked",
     "PlayerUnblocked",
+    "PromoCredited",
+    "PromoReason",
+    "PromoRejected",
     "ProtectionRefusal",
     "ProtectionRejected",
     "ProtectionRejection",

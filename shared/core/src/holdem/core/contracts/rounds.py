@@ -86,10 +86,11 @@ class Dealt(RoundEvent):
     """Player's hole cards and the flop. Never the dealer's cards, turn or river.
 
     v2: ``session_id``, the session the round is played in (ADR 020); None for a round at the
-    default table (no session) and in a v1 record."""
+    default table (no session) and in a v1 record.
+    v3: ``forced``, the round is dealt from a deck an operator forced (test mode, ADR 030)."""
 
     type: Literal["round.dealt"] = "round.dealt"
-    version: Literal[1, 2] = 2
+    version: Literal[1, 2, 3] = 3
     player_cards: tuple[CardText, CardText]
     flop: tuple[CardText, CardText, CardText]
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")  # sha256(salt || deck), see holdem.core.deck
@@ -98,10 +99,12 @@ class Dealt(RoundEvent):
     ante: Amount
     aa_bonus: Amount
     session_id: Id | None = None
+    forced: bool = False  # v3
 
 
 class Revealed(RoundEvent):
-    """Fields shared by the decision events: the rest of the deal and the deck behind it."""
+    """Fields shared by the decision events: the rest of the deal and the deck behind it.
+    v2: ``forced``, the deck was forced (test mode, ADR 030), as the round's Dealt says."""
 
     turn: CardText
     river: CardText
@@ -110,16 +113,17 @@ class Revealed(RoundEvent):
     salt: str = Field(pattern=r"^[0-9a-f]{64}$")
     auto: bool = False  # decided by the table's timeout policy, not the player
     command_id: Id | None = None
+    forced: bool = False  # v2
 
 
 class Called(Revealed):
     type: Literal["round.called"] = "round.called"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
 class Folded(Revealed):
     type: Literal["round.folded"] = "round.folded"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
 class Settled(RoundEvent):

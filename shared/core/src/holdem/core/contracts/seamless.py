@@ -43,10 +43,12 @@ class DebitRequested(SeamlessRequest):
 
     v2: ``idle_timeout_s``, the table's idle session timeout, pinned like the decision timeout
     and carried to the BetPlaced (v3) placed once debited, whose session the dealer times by it
-    (ADR 020). A v1 record has none: that session takes the dealer's setting."""
+    (ADR 020). A v1 record has none: that session takes the dealer's setting.
+    v3: ``campaign_id``, a free hand's campaign (ADR 029): the promotion paid ante and AA Bonus,
+    so ``amount`` is the call hold alone, the player's part."""
 
     type: Literal["seamless.debit_requested"] = "seamless.debit_requested"
-    version: Literal[1, 2] = 2
+    version: Literal[1, 2, 3] = 3
     ante: Amount
     aa_bonus: Amount
     call_hold: Amount
@@ -64,24 +66,29 @@ class DebitRequested(SeamlessRequest):
     timeout_policy: TimeoutPolicy | None = None
     pay_table: PayTableVersion | None = None
     idle_timeout_s: int | None = Field(default=None, ge=1, le=MAX_IDLE_TIMEOUT_S)
+    campaign_id: Id | None = None
 
 
 class CreditRequested(SeamlessRequest):
     """Pay the player what the round returned plus the call hold it did not use (0 included:
-    the operator's books close every settled round)."""
+    the operator's books close every settled round). v2: ``campaign_id``, a free hand's (its
+    winnings only, ADR 029)."""
 
     type: Literal["seamless.credit_requested"] = "seamless.credit_requested"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     debit_tx_id: Id
+    campaign_id: Id | None = None
 
 
 class RollbackRequested(SeamlessRequest):
     """Cancel the debit ``debit_tx_id``: the round was voided, or its debit was not answered in
-    time. The operator reverses it if it applied it, and refuses it forever if it did not."""
+    time. The operator reverses it if it applied it, and refuses it forever if it did not.
+    v2: ``campaign_id``, a free hand's (ADR 029)."""
 
     type: Literal["seamless.rollback_requested"] = "seamless.rollback_requested"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     debit_tx_id: Id
+    campaign_id: Id | None = None
 
 
 class ReplyRefusal(StrEnum):

@@ -35,6 +35,13 @@ class FundsWithdrawn(WalletEvent):
     version: Literal[1] = 1
 
 
+class RoundMovement(WalletEvent):
+    """A movement of a round's money after its stakes. v2: ``campaign_id``, the free-hand
+    campaign that funded the round's stakes (ADR 029); None for a round the player paid."""
+
+    campaign_id: Id | None = None
+
+
 class StakeTaken(WalletEvent):
     """Ante + AA Bonus moved from the player to the house for ``round_id``."""
 
@@ -44,31 +51,31 @@ class StakeTaken(WalletEvent):
     aa_bonus: Amount
 
 
-class CallHeld(WalletEvent):
+class CallHeld(RoundMovement):
     type: Literal["wallet.call_held"] = "wallet.call_held"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
-class CallCaptured(WalletEvent):
+class CallCaptured(RoundMovement):
     type: Literal["wallet.call_captured"] = "wallet.call_captured"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
-class CallReleased(WalletEvent):
+class CallReleased(RoundMovement):
     type: Literal["wallet.call_released"] = "wallet.call_released"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
-class PayoutCredited(WalletEvent):
+class PayoutCredited(RoundMovement):
     type: Literal["wallet.payout_credited"] = "wallet.payout_credited"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
-class StakesRefunded(WalletEvent):
+class StakesRefunded(RoundMovement):
     """A voided round: every stake taken (and a captured call) back to the player."""
 
     type: Literal["wallet.stakes_refunded"] = "wallet.stakes_refunded"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
 
 
 class WalletRejected(Message):
