@@ -1,8 +1,8 @@
 """Player protection (ADR 028) meets promotions (ADR 029) and forced decks (ADR 030): a blocked
-player plays no free hand, the limits count a free hand's call only (his own money), a free
-hand's round.closed is written once after its last movement with the player's own stake, and a
-forced-deck round closes like any; the audit (money with the promotion account, round closed,
-forced decks) passes on each."""
+player plays no free hand (in transfer and seamless mode), the limits count a free hand's call
+only (his own money), a free hand's round.closed is written once after its last movement with
+the player's own stake, and a forced-deck round closes like any; the audit (money with the
+promotion account, round closed, forced decks) passes on each."""
 
 from __future__ import annotations
 
@@ -11,7 +11,18 @@ from typing import Any
 
 from support.deciders import NOW
 from support.promotions import Promoted, grant, play
-from support.wallet import WALLET, grant_fun, place_bet, round_events, verified_settled, voided
+from support.rounds import RoundEvents
+from support.seamless import TIMING, Bridged
+from support.tables import table_event
+from support.wallet import (
+    TABLE,
+    WALLET,
+    grant_fun,
+    place_bet,
+    round_events,
+    verified_settled,
+    voided,
+)
 
 from holdem.core.contracts import (
     BlockPlayer,
@@ -25,10 +36,15 @@ from holdem.core.contracts import (
     RoundClosed,
     SetLimits,
     StakesRefunded,
+    TableOpened,
     UnblockPlayer,
 )
 from holdem.core.contracts.promotions import FreeStakeRefunded, FreeStakeTaken
 from holdem.core.contracts.protection import Limits
+from holdem.core.contracts.seamless import DebitRequested, RoundClosedNotice
+from holdem.core.table_book import TableBook
+from holdem.wallet.admission import Tables
+from holdem.wallet.seamless import bind_seamless
 from holdem.wallet.state import initial_state
 
 ANTE, BONUS = 1_000, 500  # the grant's hand: the call is 2 000, the player's own
@@ -153,3 +169,39 @@ def test_a_forced_deck_round_closes_like_any() -> None:
     payout = next(e for e in answers if isinstance(e, PayoutCredited))
     assert closed.mode is Mode.FUN and closed.outcome == "settled"
     assert closed.staked == 1_000 + 500 + CALL and closed.returned == payout.amount
+
+
+def seamless_at_table() -> Bridged:
+    book = TableBook()
+    book.evolve(table_event(TableOpened, 1))
+    bridged = Bridged(decide=bind_seamless(Tables(TABLE, book), TIMING))
+    bridged.fund("p1", 10_000)
+    bridged.handle(grant(hands=2, ante=ANTE, aa_bonus=BONUS))
+    return bridged
+
+
+def test_a_blocked_player_plays_no_seamless_free_hand_and_asks_no_debit() -> None:
+    b = seamless_at_table()
+    b.handle(operator(BlockPlayer, reason="self-exclusion"))
+
+    (refused,) = b.handle(play("r1"))
+
+    assert isinstance(refused, PromoRejected)
+    assert refused.reason is OperatorRefusal.PLAYER_BLOCKED
+    assert not b.of(DebitRequested) and b.state.campaigns["p1"]["c1"].remaining == 2
+
+
+def test_a_seamless_free_hand_closes_once_after_the_operators_last_answer() -> None:
+    b = seamless_at_table()
+    b.handle(play("r1"))
+    b.deliver()
+    game = RoundEvents(round_id="r1", ante=ANTE, aa_bonus=BONUS)
+
+    b.play(game)
+    b.deliver()
+    b.deliver()
+
+    (closed,) = b.of(RoundClosed)
+    assert closed.outcome == "settled" and closed.staked == CALL
+    assert len(b.of(RoundClosedNotice)) == 1  # to the operator, once
+    assert b.violations() == []
