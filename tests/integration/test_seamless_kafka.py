@@ -31,6 +31,7 @@ from holdem.core.contracts import (
     OperatorRefusal,
     PlaceBet,
     Reason,
+    RoundClosed,
     SessionStarted,
     VoidRound,
     WalletRejected,
@@ -103,6 +104,8 @@ async def test_every_round_ends_once_and_every_debit_once_under_operator_faults(
         expected = OPENING + sum(credits[r] - debits[r] for r in credited)
         assert operator.wallet.balance(player, "EUR") == expected, player
     assert sum(operator.stats.values()) > 0, "no fault was injected"
+    # Each notice that reached the operator's wallet came once, after the round's money.
+    assert set(operator.wallet.closes.values()) <= {1} and operator.wallet.out_of_order == []
     # Deposits are the operator's wallet's business in this mode.
     deposit = command(Deposit, players[0], currency="EUR", amount=100)
     await stack.send(deposit)
@@ -149,6 +152,12 @@ async def test_the_operators_limit_reaches_the_player_and_a_tables_idle_timeout_
     [started] = [m for m in stack.events(player) if isinstance(m, SessionStarted)]
     assert bet_placed.idle_timeout_s == started.idle_timeout_s == IDLE_S
     [rejected] = [m for m in stack.events(limited) if isinstance(m, BetRejected)]
-    assert (rejected.version, rejected.reason) == (3, OperatorRefusal.LIMIT_EXCEEDED)
+    assert (rejected.version, rejected.reason) == (4, OperatorRefusal.LIMIT_EXCEEDED)
+    # Round closed (ADR 028): the operator's wallet was told once per round, after its credit.
+    assert wallet.closes == {first.round_id: 1, placed.round_id: 1}
+    assert wallet.out_of_order == []
+    for who, round_id in ((limited, first.round_id), (player, placed.round_id)):
+        [closed] = [m for m in stack.events(who) if isinstance(m, RoundClosed)]
+        assert (closed.round_id, closed.outcome) == (round_id, "settled")
     [ledger] = [m for m in stack.events(limited, "wallet") if isinstance(m, WalletRejected)]
     assert ledger.reason is Reason.INSUFFICIENT_FUNDS  # wallet.rejected v2 keeps the fold

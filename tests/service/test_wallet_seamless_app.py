@@ -102,13 +102,19 @@ async def test_a_round_goes_debit_bet_settlement_credit_through_the_topics() -> 
             await b.send("rounds", event)
         assert b.types("requests")[-1] == "seamless.credit_requested"
         await b.answer()
-        assert b.types("wallet")[-1] == "wallet.seamless_credited"
+        assert b.types("wallet")[-2:] == ["wallet.seamless_credited", "seamless.round_closed"]
+        assert b.types("rounds")[-1] == "round.closed"  # after the operator's credit (ADR 028)
         state = b.service.processor.state_for("p1")
         assert not state.bridges.open and state.accounts[("p1", "EUR", "real")].available == 0
-        credit = b.requests()[-1]
+        credit = b.requests()[-2]
         assert (
             b.operator.wallet.balance("p1", "EUR") == 100_000 - 3_500 + credit.amount
         )  # ante, bonus, call hold
+        [ack] = await b.answer()  # the simulator acknowledges the notice; the wallet is silent
+        assert ack.type == "seamless.round_closed_acknowledged" and b.types("requests")[-1] == (
+            "seamless.round_closed"
+        )
+        assert b.operator.wallet.closes == {"r1": 1}
 
 
 async def test_an_unanswered_debit_is_rolled_back_on_a_tick_and_its_late_answer_refused() -> None:

@@ -1,7 +1,8 @@
 """The snapshot encoders as they were before the codecs were derived from the state types
-(commit cb0c72b: dealer v2, wallet v3, settlement v1) and before promotions (commit bb74a0b:
-wallet v4), kept to write the snapshots a service of that release left on its snapshot topic,
-which today's ``load_state`` must still read."""
+(commit cb0c72b: dealer v2, wallet v3, settlement v1), before promotions (commit bb74a0b:
+wallet v4) and before player protection (commit 2a45df5: wallet v5), kept to write the
+snapshots a service of that release left on its snapshot topic, which today's ``load_state``
+must still read."""
 
 from __future__ import annotations
 
@@ -115,11 +116,20 @@ def wallet_v3(state: State) -> bytes:
     )
 
 
+def wallet_v5(state: State) -> bytes:
+    """The wallet snapshot of the release with promotions, before player protection (v5,
+    commit 2a45df5): the v6 document without the protection, which v5 could not say."""
+    document = orjson.loads(wallet_snapshot.dump_state(state))
+    protection = document.pop("protection")
+    assert not any(protection.values()), "v5 could not hold player protection"
+    return orjson.dumps({**document, "version": 5})
+
+
 def wallet_v4(state: State) -> bytes:
     """The wallet snapshot of the release before promotions (v4, commit bb74a0b): the v5
     document without the promotion account and campaigns, a stake row without its campaign."""
     assert not state.campaigns and not state.promo, "v4 could not hold promotions"
-    document = orjson.loads(wallet_snapshot.dump_state(state))
+    document = orjson.loads(wallet_v5(state))
     del document["promo"], document["campaigns"]
     document["version"] = 4
     document["rounds"] = {k: row[: len(STAKE)] for k, row in document["rounds"].items()}

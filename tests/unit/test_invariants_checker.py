@@ -19,6 +19,9 @@ from holdem.core.contracts import (
     FundsWithdrawn,
     Message,
     PayoutCredited,
+    PlayerBlocked,
+    PlayerUnblocked,
+    RoundClosed,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -71,6 +74,12 @@ class Run:
         )
         self.add("wallet", event.model_copy(update={"round_id": round_id}))
 
+    def close(self, game: RoundEvents, staked: int, returned: int, voided: bool = False) -> None:
+        """The wallet's round.closed after the round's last movement (ADR 028)."""
+        outcome = "voided" if voided else "settled"
+        fields = {"currency": "EUR", "staked": staked, "returned": returned, "outcome": outcome}
+        self.add("rounds", RoundClosed(**game.envelope("closed", 7), **fields))
+
     def bet(self, game: RoundEvents) -> None:
         self.add("vault", sealed(game))
         self.add("rounds", game.bet_placed())
@@ -122,16 +131,19 @@ def sound_run() -> Run:
     run.move(CallCaptured, "capture:r1", 20, "r1")
     run.add("rounds", settled(WIN, **WIN_OUTCOME))
     run.move(PayoutCredited, "payout:r1", 80, "r1")
+    run.close(WIN, 35, 80)
     run.bet(FOLD)
     run.add("rounds", FOLD.folded())
     run.move(CallReleased, "release:r2", 20, "r2")
     run.add("rounds", settled(FOLD, **FOLD_OUTCOME))
     run.move(PayoutCredited, "payout:r2", 0, "r2")  # a lost round is closed by a payout of 0
+    run.close(FOLD, 15, 0)
     run.bet(VOID)
     run.add("rounds", VOID.malfunction())
     run.add("rounds", voided(VOID))
     run.move(CallReleased, "release:r3", 20, "r3")
     run.move(StakesRefunded, "refund:r3", 15, "r3")
+    run.close(VOID, 15, 15, voided=True)
     run.move(FundsWithdrawn, "withdraw:c2", 100)
     return run
 
@@ -213,6 +225,7 @@ def test_a_settled_whose_returns_are_not_the_rules_is_reported() -> None:
     run.move(CallCaptured, "capture:r1", 20, "r1")
     run.add("rounds", settled(WIN, **{**WIN_OUTCOME, "total_return": 90, "bonus_return": 50}))
     run.move(PayoutCredited, "payout:r1", 90, "r1")
+    run.close(WIN, 35, 90)
 
     found = violations(run.records)
     assert one_of(found, "p1/r1", "differs from the rules") and len(found) == 1
@@ -311,3 +324,47 @@ def test_a_revealed_deck_that_does_not_verify_is_reported(
     run.add("rounds", WIN.called(**tamper))
 
     one_of(violations(run.records, require_ended=False), "p1/r1", words)
+
+
+def test_a_round_paid_but_never_closed_is_reported() -> None:
+    found = violations(without(sound_run(), "round.closed", "r2"))
+
+    assert one_of(found, "p1/r2", "not followed by a round.closed") and len(found) == 1
+
+
+def test_a_round_closed_twice_is_reported() -> None:
+    run = sound_run()
+    run.close(WIN, 35, 80)
+
+    one_of(violations(run.records), "p1/r1", "closed 2 times")
+
+
+def test_a_round_closed_before_its_payout_is_reported() -> None:
+    run = sound_run()
+    closed = next(r for r in run.records if r.message.type == "round.closed")
+    run.records = [replace(closed, timestamp=0) if r is closed else r for r in run.records]
+
+    one_of(violations(run.records), "p1/r1", "after its round.closed")
+
+
+def test_a_round_closed_with_amounts_the_ledger_did_not_move_is_reported() -> None:
+    run = sound_run()
+    run.records = without(run, "round.closed", "r1")
+    run.close(WIN, 15, 80)  # the captured call is left out of what the round took
+
+    one_of(violations(run.records), "p1/r1", "staked 15", "the ledger says 35, 80")
+
+
+def test_a_bet_placed_while_the_player_is_blocked_is_reported() -> None:
+    run = Run()
+    run.move(FundsDeposited, "deposit:c1", 1000)
+    block = {"player_id": "p1", "occurred_at": WIN.at, "command_id": "b1"}
+    run.add("rounds", PlayerBlocked(event_id="blocked", **block))
+    run.bet(WIN)
+
+    found = violations(run.records, require_ended=False)
+    assert one_of(found, "p1/r1", "while the player was blocked") and len(found) == 1
+    run.records.insert(-4, Record("rounds", 0, 1, b"", 0, PlayerUnblocked(event_id="u", **block)))
+    for i, r in enumerate(x for x in run.records if x.role == "rounds"):
+        run.records[run.records.index(r)] = replace(r, offset=i)
+    assert violations(run.records, require_ended=False) == []

@@ -3,8 +3,9 @@ its previous release wrote starts from those snapshots, not from a full replay.
 
 The fixtures are snapshots written by the codecs of commit cb0c72b (dealer v2, wallet v3,
 settlement v1, query v2: tests/fixtures/snapshots), dealer-v3.json by the dealer's v3 codec
-of commit 5332cc5 (before forced decks, ADR 030) and wallet-v4.json by the wallet's v4 codec of
-commit bb74a0b; ``support.old_snapshots`` keeps those encoders, so random states are written in
+of commit 5332cc5 (before forced decks, ADR 030), wallet-v4.json by the wallet's v4 codec of
+commit bb74a0b and wallet-v5.json by its v5 codec of commit 2a45df5 (promotions, before player
+protection); ``support.old_snapshots`` keeps those encoders, so random states are written in
 the old format too."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import old_snapshots
 from support.dealer_runs import Run, actions
+from support.protection import protected_state
 from support.settlement import SETTLEMENT
 from support.wallet_histories import HISTORIES, run
 
@@ -34,6 +36,7 @@ OLD: list[tuple[ModuleType, str, Any]] = [
     (dealer_snapshot, "dealer-v3.json", old_snapshots.dealer_v3),
     (wallet_snapshot, "wallet-v3.json", old_snapshots.wallet_v3),
     (wallet_snapshot, "wallet-v4.json", old_snapshots.wallet_v4),
+    (wallet_snapshot, "wallet-v5.json", old_snapshots.wallet_v5),
     (settlement_snapshot, "settlement-v1.json", old_snapshots.settlement_v1),
 ]
 
@@ -56,10 +59,13 @@ def test_the_fixtures_hold_what_the_old_formats_could_say() -> None:
     dealer = dealer_snapshot.load_state((FIXTURES / "dealer-v2.json").read_bytes())
     wallet = wallet_snapshot.load_state((FIXTURES / "wallet-v3.json").read_bytes())
     settlement = settlement_snapshot.load_state((FIXTURES / "settlement-v1.json").read_bytes())
+    promoted = wallet_snapshot.load_state((FIXTURES / "wallet-v5.json").read_bytes())
 
     assert dealer.sessions and dealer.commands and any(r.sealed for r in dealer.rounds.values())
     assert wallet.bridges.pending and wallet.evidence and wallet.commands and wallet.rounds
     assert settlement.history and settlement.open_rounds == 1
+    assert promoted.campaigns and promoted.promo
+    assert any(stake.campaign_id for stake in promoted.rounds.values())
 
 
 def test_the_query_snapshot_of_the_previous_release_loads() -> None:
@@ -110,3 +116,13 @@ def test_wallet_states_written_in_the_old_format_load_equal(steps: list[Any]) ->
 
     assert wallet_snapshot.load_state(old_snapshots.wallet_v3(state)) == state
     assert wallet_snapshot.load_state(old_snapshots.wallet_v4(state)) == state
+    assert wallet_snapshot.load_state(old_snapshots.wallet_v5(state)) == state
+
+
+def test_a_wallet_snapshot_keeps_what_protects_the_player() -> None:
+    state = protected_state()
+
+    loaded = wallet_snapshot.load_state(wallet_snapshot.dump_state(state))
+
+    assert loaded == state and loaded.protection.plays and loaded.protection.of_round
+    assert loaded.protection.limits and loaded.protection.blocked and loaded.protection.days

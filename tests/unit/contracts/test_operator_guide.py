@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import re
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
 
 from holdem.core.contracts import Reason, RecordReason, parse
-from holdem.core.contracts.base import OperatorRefusal
+from holdem.core.contracts.base import OperatorRefusal, ProtectionRefusal
 from holdem.core.contracts.forced import ForceRefusal
 from holdem.core.contracts.promotions import PromoReason
+from holdem.core.contracts.protection import ProtectionRejection
 from holdem.core.contracts.queries import QueryReason
 from holdem.core.contracts.seamless import DebitRejection, ReplyRefusal
 from holdem.core.contracts.sessions import SessionRefusal
@@ -71,14 +73,14 @@ def test_the_query_refusals_are_the_contracts() -> None:
 def test_the_rejections_table_lists_every_reason_the_contracts_have() -> None:
     rows = [line.split("|") for line in section(5).splitlines() if line.startswith("| `")]
     listed = {code for row in rows for code in CODE.findall(row[4])} - FIELDS
-    contracts = {
-        r.value
-        for e in (Reason, RecordReason, OperatorRefusal, SessionRefusal, ForceRefusal)
-        for r in e
-    }
+    enums: tuple[type[StrEnum], ...] = (Reason, RecordReason, OperatorRefusal, SessionRefusal)
+    enums += (ProtectionRefusal, ProtectionRejection)  # ADR 028
+    enums += (ForceRefusal,)  # ADR 030
+    contracts = {r.value for e in enums for r in e}
     assert listed == contracts, (sorted(listed - contracts), sorted(contracts - listed))
     by_type = {row[1].strip().strip("`"): set(CODE.findall(row[4])) for row in rows}
     assert by_type["round.session_rejected"] == {r.value for r in SessionRefusal}
+    assert by_type["wallet.protection_rejected"] == {r.value for r in ProtectionRejection}
     assert by_type["round.deck_force_rejected"] == {r.value for r in ForceRefusal}
     dealer = (ROOT / "services/dealer/src/holdem/dealer/decide.py").read_text()
     said = {Reason[name].value for name in re.findall(r"Reason\.([A-Z_]+)", dealer)}

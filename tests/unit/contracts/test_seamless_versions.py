@@ -13,6 +13,7 @@ from holdem.core.contracts import (
     BetRejected,
     ContractError,
     OperatorRefusal,
+    ProtectionRefusal,
     Reason,
     dump,
     parse,
@@ -52,7 +53,12 @@ def wire(body: dict[str, Any], **changes: Any) -> bytes:
 
 @pytest.mark.parametrize(
     ("version", "reason"),
-    [(1, Reason.INSUFFICIENT_FUNDS), (2, Reason.UNKNOWN_TABLE), (3, Reason.INSUFFICIENT_FUNDS)],
+    [
+        (1, Reason.INSUFFICIENT_FUNDS),
+        (2, Reason.UNKNOWN_TABLE),
+        (3, Reason.INSUFFICIENT_FUNDS),
+        (4, Reason.INSUFFICIENT_FUNDS),
+    ],
 )
 def test_every_bet_rejected_version_parses(version: int, reason: Reason) -> None:
     rejected = parse("rounds", wire(REJECTED, version=version, reason=reason.value))
@@ -60,12 +66,12 @@ def test_every_bet_rejected_version_parses(version: int, reason: Reason) -> None
     assert (rejected.version, rejected.reason) == (version, reason)
 
 
-@pytest.mark.parametrize("reason", [*OperatorRefusal, *Reason])
-def test_a_v3_bet_rejected_goes_through_the_wire_with_any_reason(
-    reason: Reason | OperatorRefusal,
+@pytest.mark.parametrize("reason", [*OperatorRefusal, *Reason, *ProtectionRefusal])
+def test_a_v4_bet_rejected_goes_through_the_wire_with_any_reason(
+    reason: Reason | OperatorRefusal | ProtectionRefusal,
 ) -> None:
     sent = BetRejected.model_validate({**REJECTED, "reason": reason})
-    assert sent.version == 3  # what the wallet writes
+    assert sent.version == 4  # what the wallet writes (ADR 028)
 
     read = parse("rounds", dump(sent))
 
@@ -84,7 +90,7 @@ def test_the_operator_refusals_are_codes_of_their_own() -> None:
 
 
 @pytest.mark.parametrize(
-    "changes", [{"version": 3, "reason": "bored"}, {"version": 4, "reason": "duplicate"}]
+    "changes", [{"version": 3, "reason": "bored"}, {"version": 5, "reason": "duplicate"}]
 )
 def test_a_bet_rejected_with_an_unknown_reason_or_version_is_invalid(
     changes: dict[str, Any],

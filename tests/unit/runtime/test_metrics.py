@@ -9,7 +9,10 @@ from support.messages import command, envelope
 
 from holdem.core.contracts import (
     BetRejected,
+    LimitKind,
+    OperatorRefusal,
     PlaceBet,
+    ProtectionRefusal,
     Reason,
     RoundVoided,
     Settled,
@@ -88,3 +91,29 @@ def test_events_of_a_periodic_decision_are_counted_without_a_latency() -> None:
     assert (
         value(registry, "holdem_events_published_total", service="dealer", type="round.voided") == 1
     )
+
+
+def test_protection_refusals_are_counted_by_reason_and_limit_not_the_operators_own() -> None:
+    registry = CollectorRegistry()
+
+    def refused(reason: object, **fields: object) -> BetRejected:
+        return BetRejected(**envelope(round_id="r1"), command_id="c1", reason=reason, **fields)
+
+    Metrics(registry).observe_events(
+        "wallet",
+        [
+            refused(ProtectionRefusal.LIMIT_REACHED, limit=LimitKind.LOSS_PER_DAY),
+            refused(ProtectionRefusal.LIMIT_REACHED, limit=LimitKind.LOSS_PER_DAY),
+            refused(ProtectionRefusal.LIMIT_REACHED, limit=LimitKind.SESSION_LENGTH),
+            refused(OperatorRefusal.PLAYER_BLOCKED, detail="the operator blocked the player"),
+            refused(OperatorRefusal.PLAYER_BLOCKED, detail="operator wallet: player_blocked"),
+        ],
+    )
+
+    def count(reason: str, limit: str = "") -> float:
+        return value(registry, "holdem_protection_refusals_total", reason=reason, limit=limit)
+
+    assert count("limit_reached", "loss_per_day") == 2
+    assert count("limit_reached", "session_length") == 1
+    assert count("player_blocked") == 1  # the seamless operator's refusal is not ours
+    assert value(registry, "holdem_rejected_total", service="wallet", reason="player_blocked") == 2

@@ -34,6 +34,8 @@ from holdem.wallet.snapshot import SnapshotError, dump_state, load_state
 
 PLACED = ["wallet.seamless_debited", "round.bet_placed", "wallet.stake_taken", "wallet.call_held"]
 DEBIT = 100 + 0 + 200  # ante 100, no bonus, the call hold
+# The round is over once the operator acknowledged its last movement (ADR 028).
+CLOSED = ["round.closed", "seamless.round_closed"]
 
 
 def funded(**faults: float) -> Bridged:
@@ -61,7 +63,7 @@ def test_a_called_round_is_debited_once_and_credited_its_return_once() -> None:
     assert types_of(b.deliver()) == PLACED
     ended = b.play(game("r1"), "call")
     assert types_of(ended)[-1] == "seamless.credit_requested"
-    assert types_of(b.deliver()) == ["wallet.seamless_credited"]
+    assert types_of(b.deliver()) == ["wallet.seamless_credited", *CLOSED]
     credit = b.of(CreditRequested)[0]
     assert balance(b) == START - DEBIT + credit.amount
     assert b.state.account(("p1", "EUR", b.of(DebitRequested)[0].mode)).available == 0
@@ -85,7 +87,7 @@ def test_a_voided_round_is_rolled_back_in_full() -> None:
     b.bet("r1")
     b.deliver()
     assert types_of(b.void("r1"))[-1] == "seamless.rollback_requested"
-    assert types_of(b.deliver()) == ["wallet.seamless_rolled_back"]
+    assert types_of(b.deliver()) == ["wallet.seamless_rolled_back", *CLOSED]
     assert b.of(SeamlessRolledBack)[0].amount == DEBIT
     assert balance(b) == START
     assert b.violations() == []
@@ -111,7 +113,7 @@ def test_a_refused_debit_refuses_the_bet_with_the_operators_reason(
     events = b.reply(rejected)
     assert types_of(events) == ["round.bet_rejected", "wallet.rejected"]
     bet_rejected, wallet_rejected = events
-    assert isinstance(bet_rejected, BetRejected) and bet_rejected.version == 3
+    assert isinstance(bet_rejected, BetRejected) and bet_rejected.version == 4
     assert bet_rejected.reason is reason
     assert bet_rejected.detail.startswith(f"operator wallet: {rejection.value}")
     # wallet.rejected v2 has no codes for the operator's refusals: it keeps the fold.
@@ -136,7 +138,7 @@ def test_the_operators_wager_limit_reaches_the_player_as_limit_exceeded() -> Non
     b.bet("r1")
     assert types_of(b.deliver()) == PLACED
     b.void("r1")  # its rollback gives the limit back
-    assert types_of(b.deliver()) == ["wallet.seamless_rolled_back"]
+    assert types_of(b.deliver()) == ["wallet.seamless_rolled_back", *CLOSED]
     b.bet("r2")
     assert types_of(b.deliver()) == PLACED
     b.play(game("r2"), "fold")
@@ -198,7 +200,7 @@ def test_duplicate_answers_are_applied_once() -> None:
     b.bet("r1")
     assert types_of(b.deliver()) == PLACED  # the second Debited is silent
     b.play(game("r1"), "call")
-    assert types_of(b.deliver()) == ["wallet.seamless_credited"]
+    assert types_of(b.deliver()) == ["wallet.seamless_credited", *CLOSED]
     assert len(b.replies) == 4 and b.violations() == []
 
 
@@ -213,7 +215,7 @@ def test_a_credit_is_sent_again_with_its_tx_id_until_acknowledged_and_paid_once(
     assert types_of(b.tick(1)) == ["seamless.credit_requested"]
     b.operator.faults = Faults()
     b.tick(5)
-    assert types_of(b.deliver()) == ["wallet.seamless_credited"]
+    assert types_of(b.deliver()) == ["wallet.seamless_credited", *CLOSED]
     credits = b.of(CreditRequested)
     assert len(credits) == 3 and len({c.tx_id for c in credits}) == 1
     assert balance(b) == START - DEBIT + credits[0].amount  # credited once at the operator

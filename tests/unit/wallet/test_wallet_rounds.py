@@ -75,7 +75,7 @@ def test_a_fold_releases_the_held_amount() -> None:
 def test_a_settlement_that_verifies_credits_the_total_return() -> None:
     state, events = WALLET.when(after(bet_placed(), ROUND.called()), WIN)
 
-    assert types_of(events) == ["wallet.payout_credited"]
+    assert types_of(events) == ["wallet.payout_credited", "round.closed"]
     assert (events[0].idempotency_key, events[0].amount, events[0].available) == (
         "payout:r1",
         8_000,
@@ -87,9 +87,10 @@ def test_a_settlement_that_verifies_credits_the_total_return() -> None:
 def test_a_losing_settlement_moves_no_money_but_closes_the_round() -> None:
     _, events = WALLET.when(after(bet_placed(), ROUND.folded()), FOLD)
 
-    assert [(type(e), e.amount, e.idempotency_key) for e in events] == [
+    assert [(type(e), e.amount, e.idempotency_key) for e in events[:1]] == [
         (PayoutCredited, 0, "payout:r1")
     ]
+    assert types_of(events[1:]) == ["round.closed"]
     voided_after = WALLET.when(after(bet_placed(), ROUND.folded(), FOLD), voided())[1]
     assert voided_after == []
 
@@ -103,7 +104,7 @@ def test_a_forged_settlement_is_not_paid_but_refused_on_the_log() -> None:
     assert (malfunction.causation_id, malfunction.source) == ("forged", "wallet")
     assert balances(state) == (6_500, 0)  # the call captured, nothing credited
     _, paid = WALLET.when(state, WIN)  # the genuine result is still paid once
-    assert types_of(paid) == ["wallet.payout_credited"] and paid[0].amount == 8_000
+    assert types_of(paid) == ["wallet.payout_credited", "round.closed"] and paid[0].amount == 8_000
 
 
 def test_each_field_of_a_settlement_must_be_the_rules_result() -> None:
@@ -158,7 +159,7 @@ def test_the_settlement_it_paid_delivered_again_is_silent() -> None:
 def test_a_void_before_the_decision_refunds_the_stakes_and_releases_the_call() -> None:
     state, events = WALLET.when(bet_placed(), voided())
 
-    assert types_of(events) == ["wallet.call_released", "wallet.stakes_refunded"]
+    assert types_of(events) == ["wallet.call_released", "wallet.stakes_refunded", "round.closed"]
     assert (events[1].idempotency_key, events[1].amount) == ("refund:r1", 1_500)
     assert balances(state) == (10_000, 0)
     assert state.house[HOUSE] == 0
@@ -167,7 +168,7 @@ def test_a_void_before_the_decision_refunds_the_stakes_and_releases_the_call() -
 def test_a_void_after_the_call_was_captured_refunds_the_call_too() -> None:
     state, events = WALLET.when(after(bet_placed(), ROUND.called()), voided())
 
-    assert types_of(events) == ["wallet.stakes_refunded"]
+    assert types_of(events) == ["wallet.stakes_refunded", "round.closed"]
     assert events[0].amount == 3_500
     assert balances(state) == (10_000, 0)
     assert state.house[HOUSE] == 0
@@ -176,7 +177,7 @@ def test_a_void_after_the_call_was_captured_refunds_the_call_too() -> None:
 def test_a_void_after_a_fold_refunds_ante_and_bonus() -> None:
     state, events = WALLET.when(after(bet_placed(), ROUND.folded()), voided())
 
-    assert types_of(events) == ["wallet.stakes_refunded"]
+    assert types_of(events) == ["wallet.stakes_refunded", "round.closed"]
     assert events[0].amount == 1_500
     assert balances(state) == (10_000, 0)
 
@@ -230,5 +231,6 @@ def test_a_round_whose_settlement_was_refused_is_refunded_by_its_void() -> None:
     state, refused = WALLET.when(after(bet_placed(), ROUND.called()), wrong)
     state, events = WALLET.when(state, voided(malfunction_id=refusal(refused).event_id))
 
-    assert types_of(events) == ["wallet.stakes_refunded"] and events[0].amount == 3_500
+    assert types_of(events) == ["wallet.stakes_refunded", "round.closed"]
+    assert events[0].amount == 3_500
     assert balances(state) == (10_000, 0) and state.house[HOUSE] == 0

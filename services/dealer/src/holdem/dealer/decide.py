@@ -15,6 +15,7 @@ from holdem.core.contracts import (
     Malfunction,
     Message,
     Mode,
+    PlayerBlocked,
     Reason,
     VoidRound,
 )
@@ -33,7 +34,7 @@ from holdem.dealer.events import (
     seal_and_deal,
     void,
 )
-from holdem.dealer.sessions import on_end_session, open_for_bet
+from holdem.dealer.sessions import on_end_session, on_player_blocked, open_for_bet
 from holdem.dealer.state import (
     CLOSED,
     DECIDED,
@@ -183,6 +184,7 @@ _HANDLERS: dict[type, Callable[[DealerState, Any, DealerContext], list[Message]]
     VoidRound: _on_void,
     Malfunction: _on_malfunction,
     EndSession: on_end_session,
+    PlayerBlocked: on_player_blocked,  # the wallet's (ADR 028)
     ForceNextDeck: _on_force,
 }
 HANDLED = tuple(_HANDLERS)  # the message models decide answers

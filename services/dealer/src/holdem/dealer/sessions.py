@@ -11,6 +11,8 @@ from datetime import datetime, timedelta
 from holdem.core.contracts import (
     EndSession,
     Message,
+    OperatorEndReason,
+    PlayerBlocked,
     SessionEnded,
     SessionEndReason,
     SessionRefusal,
@@ -21,6 +23,7 @@ from holdem.dealer.context import DealerContext
 from holdem.dealer.events import auto_decision, reveal
 from holdem.dealer.state import DealerState, Phase, Round, Session
 
+END_REASONS = {reason: SessionEndReason(reason.value) for reason in OperatorEndReason}
 _SESSIONS = uuid.UUID("5d3c1f6e-8a47-4c2b-b1e9-2f7a90c4d6e3")
 
 
@@ -73,7 +76,29 @@ def on_end_session(state: DealerState, command: EndSession, ctx: DealerContext) 
     if session is None:
         detail = f"no open session at table {command.table_id}"
         return [_refused(command, SessionRefusal.NO_SESSION, detail, ctx)]
-    return end(state, session, SessionEndReason.ENDED, ctx, command.command_id)
+    reason = SessionEndReason.ENDED if command.reason is None else END_REASONS[command.reason]
+    return end(state, session, reason, ctx, command.command_id)
+
+
+def on_player_blocked(
+    state: DealerState, event: PlayerBlocked, ctx: DealerContext
+) -> list[Message]:
+    """The wallet blocked the player (ADR 028): each of his open sessions ends ``blocked`` and
+    every dealt round of his still waiting for a decision (a default-table round has no
+    session) is finished by its table's policy, in this decision. Read again, the block finds
+    nothing left to end: the sessions are gone and the rounds decided."""
+    events: list[Message] = []
+    for key in sorted(k for k in state.sessions if k[0] == event.player_id):
+        reason, session = SessionEndReason.BLOCKED, state.sessions[key]
+        events += end(state, session, reason, ctx, event.command_id, rounds_of(events))
+    finished = rounds_of(events)
+    for round_id in sorted(state.open):
+        r = state.rounds[round_id]
+        if r.player_id != event.player_id or round_id in finished or not finishable(r):
+            continue
+        decision = auto_decision(r.timeout_policy or ctx.table.timeout_policy, r, ctx)
+        events += reveal(r, decision, timeout_ctx(r, ctx), auto=True, command_id=None)
+    return events
 
 
 def end(

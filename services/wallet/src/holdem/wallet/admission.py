@@ -15,10 +15,13 @@ from typing import Any
 from holdem.core.contracts import (
     BetPlaced,
     CallHeld,
+    LimitKind,
     Message,
     Mode,
     OperatorRefusal,
     PlaceBet,
+    ProtectionRefusal,
+    RealityCheck,
     Reason,
     Rebet,
     StakeTaken,
@@ -58,15 +61,21 @@ class Tables:
 class Refusal(Exception):
     """A command the wallet turns down; carried up to the handler that writes the rejection.
     ``bet_reason``: the bet's BetRejected reason when it is one ``wallet.rejected`` v2 cannot
-    carry (the operator's wallet's refusals, seamless mode); ``reason`` is then its fold."""
+    carry (the operator's wallet's refusals, seamless mode; player protection, ADR 028, with
+    the ``limit`` or ``reality_check`` its BetRejected carries); ``reason`` is then its fold."""
 
     def __init__(
-        self, reason: Reason, detail: str, bet_reason: Reason | OperatorRefusal | None = None
+        self,
+        reason: Reason,
+        detail: str,
+        bet_reason: Reason | OperatorRefusal | ProtectionRefusal | None = None,
     ) -> None:
         super().__init__(f"{(bet_reason or reason).value}: {detail}")
         self.reason = reason
         self.detail = detail
         self.bet_reason = reason if bet_reason is None else bet_reason
+        self.limit: LimitKind | None = None
+        self.reality_check: RealityCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,11 @@ from holdem.core.contracts import (
     Dealt,
     Malfunction,
     Message,
+    SessionEnded,
+    SessionStarted,
     type_names,
 )
+from holdem.core.contracts.protection import PLAYER_EVENTS
 from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
 from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
@@ -55,7 +58,9 @@ def log_refusals(state: State, message: Message, events: list[Message]) -> None:
 # Every command (it reports unknown types), the admin's, the bets (what Rebet repeats) and the
 # rounds events that prove and end a round; BetRejected, Malfunction and CommandRejected are
 # skipped unparsed. Seamless mode also reads its requests, the operator's replies and its moves.
+# The dealer's session events and its own blocks (read back) for player protection (ADR 028).
 READS = COMMAND_TYPES | ADMIN_TYPES | type_names(BetPlaced, Dealt, *ROUND_HANDLERS)
+READS |= type_names(SessionStarted, SessionEnded, *PLAYER_EVENTS)
 SEAMLESS_READS = READS | type_names(*SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES)
 SNAPSHOT = Codec(snapshot.dump_state, snapshot.load_state)
 

@@ -39,15 +39,20 @@ from holdem.wallet.admission import (
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.promotions import PROMO_HANDLERS
-from holdem.wallet.rounds import ROUND_HANDLERS
+from holdem.wallet.protection import PROTECTION_HANDLERS, check_bet, check_blocked
+from holdem.wallet.rounds import ROUND_HANDLERS, round_closed
 from holdem.wallet.state import State
 from holdem.wallet.tables import decide_table
 
 MAX_BALANCE = 10**15  # the contracts' Balance bound: a deposit beyond it could not be reported
 
 
-def decide(state: State, message: Envelope, ctx: Context, *, tables: Tables) -> list[Envelope]:
-    """The events the wallet publishes in answer to one command or round event (others: [])."""
+def decide(
+    state: State, message: Envelope, ctx: Context, *, tables: Tables, closes: bool = True
+) -> list[Envelope]:
+    """The events the wallet publishes in answer to one command or round event (others: []);
+    ``closes``: a round's last movement is followed by its RoundClosed (seamless mode closes
+    it once the operator acknowledged, ADR 028)."""
     if isinstance(message, TableCommand):
         return decide_table(tables.book, message, ctx, tables.currencies)
     if not isinstance(message, Message):
@@ -56,7 +61,11 @@ def decide(state: State, message: Envelope, ctx: Context, *, tables: Tables) -> 
     if command_handler is not None:
         return list(command_handler(state, message, ctx, tables))
     round_handler = ROUND_HANDLERS.get(type(message))
-    return list(round_handler(state, message, ctx)) if round_handler is not None else []
+    if round_handler is None:
+        return []
+    events = round_handler(state, message, ctx)
+    closed = round_closed(state, events, ctx) if closes else None
+    return [*events, closed] if closed is not None else list(events)
 
 
 def bind(
@@ -81,9 +90,11 @@ def _place_bet(
     try:
         if already_decided(state, command, ctx):
             return []
+        check_blocked(state, command)
         terms = terms_of(command, tables)
         asked = requested(state, command)
         bets = admit(state, command, terms, asked)
+        check_bet(state, command, terms, bets)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     return take_stakes(state, command, ctx, bets, terms, asked[1:], fingerprint(command))
@@ -181,5 +192,6 @@ _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     Withdraw: _withdraw,
     GrantFun: _fun_grant,
     ResetFun: _fun_reset,
+    **PROTECTION_HANDLERS,
     **PROMO_HANDLERS,  # promotional credits and free-hand campaigns (ADR 029)
 }

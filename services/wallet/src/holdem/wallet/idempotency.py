@@ -94,5 +94,7 @@ def bet_refused(
         command_id=command.command_id,
         reason=refusal.bet_reason,
         detail=refusal.detail,
+        limit=refusal.limit,
+        reality_check=refusal.reality_check,
     )
     return [rejected, wallet_rejected(command, ctx, refusal, digest)]

@@ -19,10 +19,12 @@ from holdem.core.contracts import (
     GrantFreeHands,
     Message,
     Mode,
+    OperatorRefusal,
     PlayFreeHand,
     PromoCredited,
     PromoReason,
     PromoRejected,
+    ProtectionRefusal,
     Reason,
 )
 from holdem.core.decider import Context
@@ -39,6 +41,7 @@ from holdem.wallet.admission import (
 )
 from holdem.wallet.idempotency import already_decided, fingerprint
 from holdem.wallet.ledger import Ledger
+from holdem.wallet.protection import check_blocked, check_free_hand
 from holdem.wallet.state import OPEN_CAMPAIGNS_MAX, Campaign, State
 
 MAX_BALANCE = 10**15  # the contracts' Balance bound (as for a deposit)
@@ -54,9 +57,14 @@ class PromoRefusal(Exception):
 
 
 def promo_rejected(
-    command: Any, ctx: Context, reason: Reason | PromoReason, detail: str
+    command: Any,
+    ctx: Context,
+    reason: Reason | PromoReason | OperatorRefusal | ProtectionRefusal,
+    detail: str,
+    refusal: Refusal | None = None,
 ) -> Message:
-    """The refusal, to the operator and for the wallet's memory of the command id."""
+    """The refusal, to the operator and for the wallet's memory of the command id; a
+    protection ``refusal`` (ADR 028) adds the limit or reality check it carries."""
     return PromoRejected(
         **ctx.envelope(command.player_id, getattr(command, "round_id", None)),
         command_id=command.command_id,
@@ -65,7 +73,17 @@ def promo_rejected(
         reason=reason,
         detail=detail[:500],
         fingerprint=fingerprint(command),
+        limit=None if refusal is None else refusal.limit,
+        reality_check=None if refusal is None else refusal.reality_check,
     )
+
+
+def promo_refused(command: Any, ctx: Context, refusal: Refusal | PromoRefusal) -> Message:
+    """``promo_rejected`` for a caught refusal: an admission ``Refusal`` gives its bet reason
+    (``player_blocked``, ``limit_reached``, ``reality_check`` for a PlayFreeHand, ADR 028)."""
+    if isinstance(refusal, Refusal):
+        return promo_rejected(command, ctx, refusal.bet_reason, refusal.detail, refusal)
+    return promo_rejected(command, ctx, refusal.reason, refusal.detail)
 
 
 def _guarded(
@@ -79,10 +97,8 @@ def _guarded(
             if already_decided(state, command, ctx):
                 return []
             return handler(state, command, ctx, tables)
-        except Refusal as refusal:
-            return [promo_rejected(command, ctx, refusal.reason, refusal.detail)]
-        except PromoRefusal as refusal:
-            return [promo_rejected(command, ctx, refusal.reason, refusal.detail)]
+        except (Refusal, PromoRefusal) as refusal:
+            return [promo_refused(command, ctx, refusal)]
 
     return guarded
 
@@ -188,7 +204,9 @@ def free_hand_of(
     state: State, command: PlayFreeHand, ctx: Context, tables: Tables
 ) -> tuple[Campaign, Terms]:
     """The campaign and the table terms a free hand is played under, or the refusal saying why
-    it cannot start (both modes; the funds for the call are checked by the caller)."""
+    it cannot start (both modes; the funds for the call are checked by the caller). A blocked
+    player plays none, and the player's limits count the call only, his own money (ADR 028)."""
+    check_blocked(state, command)
     campaign = _running(state, command, ctx)
     if campaign.remaining == 0:
         played = f"{campaign.hands} of {campaign.hands} played"
@@ -202,7 +220,9 @@ def free_hand_of(
     open_round = state.open_rounds.get(player_id)
     if open_round is not None:
         raise PromoRefusal(Reason.ROUND_IN_PROGRESS, f"round {open_round} awaits its decision")
-    return campaign, Terms(campaign.currency, Mode.REAL, table.limits, table_terms(table))
+    terms = Terms(campaign.currency, Mode.REAL, table.limits, table_terms(table))
+    check_free_hand(state, command, campaign.table_id, terms, CALL_MULTIPLE * campaign.ante)
+    return campaign, terms
 
 
 def free_stakes(

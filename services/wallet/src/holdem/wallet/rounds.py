@@ -14,6 +14,7 @@ from holdem.core.contracts import (
     Malfunction,
     Message,
     PayoutCredited,
+    RoundClosed,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -111,6 +112,28 @@ def on_voided(state: State, event: RoundVoided, ctx: Context) -> list[Message]:
     key = f"refund:{round_id}"
     events.append(ledger.move(StakesRefunded, key, stake.taken, round_id, **campaign))
     return events
+
+
+def round_closed(state: State, events: list[Message], ctx: Context) -> RoundClosed | None:
+    """The round's RoundClosed (ADR 028) if ``events`` hold its last money movement: the payout
+    of its Settled or the refund of its void. ``staked``: ante, bonus and a captured call, the
+    player's own money: a free hand's ante and bonus are the promotion's (ADR 029), so it
+    stakes its captured call only, and ``returned`` is what the player was credited."""
+    last = next((e for e in events if isinstance(e, PayoutCredited | StakesRefunded)), None)
+    stake = None if last is None else state.round_of(last.player_id, last.round_id)
+    if last is None or stake is None:
+        return None
+    captured = stake.call == "captured" or any(isinstance(e, CallCaptured) for e in events)
+    staked = stake.ante + stake.aa_bonus - stake.free_stake + (stake.call_hold if captured else 0)
+    voided = isinstance(last, StakesRefunded)
+    return RoundClosed(
+        **ctx.envelope(last.player_id, last.round_id),
+        outcome="voided" if voided else "settled",
+        currency=stake.currency,
+        mode=stake.mode,
+        staked=staked,
+        returned=last.amount,
+    )
 
 
 def settlement_problem(stake: Stake, evidence: Evidence, event: Settled) -> str | None:

@@ -26,6 +26,7 @@ from holdem.core.contracts import (
     PlayFreeHand,
     Reason,
     Rebet,
+    RoundClosed,
     RoundVoided,
     Settled,
     StakesRefunded,
@@ -42,6 +43,8 @@ from holdem.core.contracts.seamless import (
     ReplyRefused,
     RollbackRequested,
     RolledBack,
+    RoundClosedAcknowledged,
+    RoundClosedNotice,
     SeamlessCredited,
     SeamlessDebited,
     SeamlessReply,
@@ -69,8 +72,9 @@ from holdem.wallet.promotions import (
     free_hand_of,
     free_stakes,
     not_in_seamless,
-    promo_rejected,
+    promo_refused,
 )
+from holdem.wallet.protection import check_bet, check_blocked
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
     Bridge,
@@ -104,6 +108,7 @@ _KINDS: dict[type[SeamlessReply], TxKind] = {
     DebitRejected: "debit",
     Credited: "credit",
     RolledBack: "rollback",
+    RoundClosedAcknowledged: "close",
 }
 
 
@@ -140,7 +145,7 @@ def bind_seamless(
             return list(not_in_seamless(state, message, ctx))
         if isinstance(message, SeamlessReply):
             return list(_on_reply(state, message, ctx))
-        events = decide(state, message, ctx, tables=tables)
+        events = decide(state, message, ctx, tables=tables, closes=False)
         if isinstance(message, Settled | RoundVoided):
             events += _end_round(state, message, [e for e in events if isinstance(e, Message)], ctx)
         return events
@@ -184,9 +189,11 @@ def _place_bet(
     try:
         if _answered(state, command, ctx):
             return []
+        check_blocked(state, command)
         terms = terms_of(command, tables)
         asked = requested(state, command)
         bets = admit(state, command, terms, asked, funds=False)
+        check_bet(state, command, terms, bets)
     except Refusal as refusal:
         return bet_refused(command, ctx, refusal)
     return [_debit(command, ctx, timing, terms, bets, asked[1:], None)]
@@ -222,7 +229,7 @@ def _play_free_hand(
             return []
         campaign, terms = free_hand_of(state, command, ctx, tables)
     except (Refusal, PromoRefusal) as refusal:
-        return [promo_rejected(command, ctx, refusal.reason, refusal.detail)]
+        return [promo_refused(command, ctx, refusal)]
     bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
     asked = (campaign.ante, campaign.aa_bonus)
     return [_debit(command, ctx, timing, terms, bets, asked, campaign.campaign_id)]
@@ -279,6 +286,8 @@ def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]
     bridge = state.bridges.of(reply.player_id, reply.round_id)
     if bridge is None or reply.tx_id != tx_id(reply.player_id, reply.round_id, kind):
         return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} {reply.tx_id}")]
+    if isinstance(reply, RoundClosedAcknowledged):
+        return _on_close_acknowledged(bridge, reply, ctx)
     expected = bridge.request.amount if kind == "credit" and bridge.request else bridge.debit.amount
     if (reply.amount, reply.currency) != (expected, bridge.debit.currency):
         detail = f"asked {expected} {bridge.debit.currency}, got {reply.amount} {reply.currency}"
@@ -294,16 +303,71 @@ def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]
     ledger = Ledger(state, _account(bridge), ctx)
     key, r = f"seamless_{done}:{bridge.round_id}", bridge.round_id
     if isinstance(reply, Credited):
-        return [ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)]
+        moved = ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)
+        return [moved, *_closed(state, bridge, reply, ctx)]
+    assert isinstance(reply, RolledBack)
     # What the debit put in the ledger goes back out; a debit never applied put in nothing.
     taken = bridge.debit.amount if bridge.debit_applied else 0
-    return [ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)]
+    moved = ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)
+    return [moved, *_closed(state, bridge, reply, ctx)]
+
+
+def _closed(
+    state: State, bridge: Bridge, reply: Credited | RolledBack, ctx: Context
+) -> list[Message]:
+    """The round's last movement is acknowledged: RoundClosed for the rounds topic and the
+    notice to the operator's wallet (ADR 028); none for a debit that never placed a bet."""
+    stake = state.round_of(bridge.player_id, bridge.round_id)
+    if not bridge.debit_applied or stake is None:
+        return []
+    settled = isinstance(reply, Credited)
+    released = stake.call_hold if stake.call == "released" else 0
+    player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
+    closed = RoundClosed(
+        **ctx.envelope(player_id, round_id),
+        outcome="settled" if settled else "voided",
+        currency=debit.currency,
+        mode=debit.mode,
+        staked=stake.taken,
+        returned=reply.amount - released if settled else stake.taken,
+    )
+    notice = RoundClosedNotice(
+        **ctx.envelope(player_id, round_id),
+        tx_id=tx_id(player_id, round_id, "close"),
+        currency=debit.currency,
+        mode=debit.mode,
+        amount=reply.amount,
+        outcome=closed.outcome,
+        debit_tx_id=debit.tx_id,
+        final_tx_id=reply.tx_id,
+    )
+    return [closed, notice]
+
+
+def _on_close_acknowledged(
+    bridge: Bridge, reply: RoundClosedAcknowledged, ctx: Context
+) -> list[Message]:
+    """The operator received the notice: nothing to record; an acknowledgement of a round not
+    closed, or of another amount, is refused like any reply that names no request."""
+    final = bridge.request
+    if bridge.status not in {"credited", "rolled_back"} or not bridge.debit_applied or not final:
+        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, "the round is not closed")]
+    if (reply.amount, reply.currency) != (final.amount, final.currency):
+        detail = f"closed with {final.amount} {final.currency}, got {reply.amount} {reply.currency}"
+        return [_refused(reply, ctx, ReplyRefusal.MISMATCH, detail)]
+    return []
 
 
 def _on_debit_answer(
     state: State, bridge: Bridge, reply: Debited | DebitRejected, ctx: Context
 ) -> list[Message]:
     if bridge.status == "debit_pending":
+        if isinstance(reply, Debited) and bridge.player_id in state.protection.blocked:
+            # Blocked while his debit was out (ADR 028): no round; the operator's money back.
+            blocked = Refusal(
+                Reason.INVALID, "the operator blocked the player", OperatorRefusal.PLAYER_BLOCKED
+            )
+            return _unplaced(bridge, ctx, blocked)
         if isinstance(reply, Debited):
             return _apply_debit(state, bridge, ctx)
         detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
@@ -425,6 +489,15 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     the debit, so the same expiry decided twice is recognisably one)."""
     debit = bridge.debit
     own = Context(ctx.now, debit.event_id, debit.correlation_id, seed=f"expire/{debit.tx_id}")
+    timeout = Refusal(
+        Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
+    )
+    return _unplaced(bridge, own, timeout)
+
+
+def _unplaced(bridge: Bridge, own: Context, refusal: Refusal) -> list[Message]:
+    """The debit rolled back and the bet refused: the round never starts."""
+    debit = bridge.debit
     rollback = RollbackRequested(
         **own.envelope(debit.player_id, debit.round_id),
         tx_id=tx_id(debit.player_id, debit.round_id, "rollback"),
@@ -434,10 +507,7 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
         debit_tx_id=debit.tx_id,
         campaign_id=debit.campaign_id,
     )
-    timeout = Refusal(
-        Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
-    )
-    return [rollback, *bet_refused(_bet_of(debit), own, timeout, debit.fingerprint)]
+    return [rollback, *bet_refused(_bet_of(debit), own, refusal, debit.fingerprint)]
 
 
 def _account(bridge: Bridge) -> AccountKey:

@@ -36,7 +36,7 @@ Status = Literal[
     "rolled_back",
 ]
 CLOSED: Final = frozenset({"refused", "credited", "rolled_back"})
-TxKind = Literal["debit", "credit", "rollback"]
+TxKind = Literal["debit", "credit", "rollback", "close"]  # close: the round-closed notice
 _TX = uuid.UUID("5b0f3c1e-8d2a-4f67-b1c9-2e7a9d04f6b3")
 
 

@@ -2,20 +2,23 @@
 from the state's own types (pydantic, as the contracts): a field added to ``Stake``, ``Account``,
 ``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
 
-v5: the promotion account and the free-hand campaigns, a stake's campaign (ADR 029). v4: records
-(the seamless requests, a round's reveal) nested, stakes and accounts as rows of their fields.
-v4 and v3 still load, read as the v5 document they would be (``_upgraded_v4``, ``_upgraded``);
-older ones are refused, so the state is rebuilt by a full replay (the rebets need the bets of
-the window)."""
+v6: player protection (ADR 028): limits, blocks, the day's totals, the sessions as the wallet
+sees them. v5: the promotion account and the free-hand campaigns, a stake's campaign (ADR 029).
+v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
+their fields. v5, v4 and v3 still load, read as the v6 document they would be (``_v5_as_v6``:
+nothing was limited or blocked before v6; ``_v4_as_v5``, ``_v3_as_v4``); older ones are
+refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
 import orjson
 from pydantic import AwareDatetime, Field, NonNegativeInt, TypeAdapter
 
+from holdem.core.contracts.protection import Limits
 from holdem.core.snapshot import (
     SnapshotError,
     decoding,
@@ -26,6 +29,7 @@ from holdem.core.snapshot import (
     record,
     row,
 )
+from holdem.wallet.protection_state import Day, Play, Protection
 from holdem.wallet.seamless_state import CLOSED, Bridge, Bridges
 from holdem.wallet.state import (
     Account,
@@ -47,9 +51,20 @@ else:  # written as rows: there are as many as rounds and accounts
     StakeRow = row(Stake)
     CampaignRow = row(Campaign)
 
-SNAPSHOT_VERSION: Final = 5
+SNAPSHOT_VERSION: Final = 6
 SERVICE: Final = "wallet"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectionBody:
+    """``Protection`` with its tuple-keyed maps as rows; ``of_round`` is recounted from the
+    plays' rounds."""
+
+    limits: list[tuple[tuple[str, str], Limits]] = field(default_factory=list)
+    blocked: dict[str, str] = field(default_factory=dict)
+    days: list[tuple[tuple[str, str], Day]] = field(default_factory=list)
+    plays: list[tuple[tuple[str, str], Play]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +74,7 @@ class Body:
     open and pending sets are recounted from their status."""
 
     service: Literal["wallet"]
-    version: Annotated[int, Field(strict=True, ge=5, le=5)]  # a Literal[5] would take 5.0
+    version: Annotated[int, Field(strict=True, ge=6, le=6)]  # a Literal[6] would take 6.0
     accounts: list[tuple[AccountKey, AccountRow]]
     house: list[tuple[HouseKey, int]]  # the house's balance may be negative
     rounds: dict[str, StakeRow]
@@ -72,8 +87,9 @@ class Body:
     bridges: dict[str, Bridge]
     bridges_closed: dict[str, list[str]]
     rebets: dict[str, dict[str, tuple[NonNegativeInt, NonNegativeInt]]]
-    promo: list[tuple[HouseKey, int]]  # what promotions paid, net: never above 0
-    campaigns: dict[str, dict[str, CampaignRow]]
+    promo: list[tuple[HouseKey, int]]  # what promotions paid, net: never above 0 (v5)
+    campaigns: dict[str, dict[str, CampaignRow]]  # v5
+    protection: ProtectionBody  # v6
 
 
 BODY: Final = TypeAdapter(Body)
@@ -104,6 +120,12 @@ def dump_state(state: State) -> bytes:
         bridges=state.bridges.rounds,
         bridges_closed=state.bridges.closed,
         rebets=state.rebets,
+        protection=ProtectionBody(
+            limits=list(state.protection.limits.items()),
+            blocked=state.protection.blocked,
+            days=list(state.protection.days.items()),
+            plays=list(state.protection.plays.items()),
+        ),
         promo=list(state.promo.items()),
         campaigns=state.campaigns,
     )
@@ -128,6 +150,7 @@ def _state(body: Body) -> State:
         horizon=body.horizon,
         bridges=_bridges(body.bridges, body.bridges_closed),
         rebets=body.rebets,
+        protection=_protection(body.protection),
         promo=dict(body.promo),
         campaigns=body.campaigns,
     )
@@ -143,6 +166,18 @@ def _state(body: Body) -> State:
     return state
 
 
+def _protection(body: ProtectionBody) -> Protection:
+    protection = Protection(
+        limits=dict(body.limits),
+        blocked=body.blocked,
+        days=dict(body.days),
+        plays=dict(body.plays),
+    )
+    for key, play in protection.plays.items():
+        protection.of_round.update(dict.fromkeys(play.moving, key))
+    return protection
+
+
 def _bridges(rounds: dict[str, Bridge], closed: dict[str, list[str]]) -> Bridges:
     bridges = Bridges(rounds=rounds, closed=closed)
     for round_id, bridge in rounds.items():
@@ -155,17 +190,17 @@ def _bridges(rounds: dict[str, Bridge], closed: dict[str, list[str]]) -> Bridges
     return bridges
 
 
-# --- v3 ---------------------------------------------------------------------------------------
+# --- older versions ---------------------------------------------------------------------------
 
 
-def _upgraded(document: dict[str, Any]) -> bytes:
+def _v3_as_v4(document: dict[str, Any]) -> dict[str, Any]:
     """A v3 document as the v4 one it would be: accounts and house keyed by their tuples, the
-    evidence and bridges as objects, records' wire text as the records, rebets by table (the v4
+    evidence and bridges as objects, records' wire text as the records, rebets by table (the v6
     checks then judge every field)."""
     bridges = mapping(document["bridges"])
     v4 = {
         **document,
-        "version": SNAPSHOT_VERSION,
+        "version": 4,
         "accounts": [[line[:3], line[3:]] for line in _rows(document["accounts"], 5)],
         "house": [[line[:2], line[2]] for line in _rows(document["house"], 3)],
         "evidence": [
@@ -186,18 +221,15 @@ def _upgraded(document: dict[str, Any]) -> bytes:
         evidence["reveal"] = record(evidence["reveal"])
     for bridge in v4["bridges"].values():
         bridge["debit"], bridge["request"] = record(bridge["debit"]), record(bridge["request"])
-    return _upgraded_v4(v4)
+    return v4
 
 
-# --- v4 ---------------------------------------------------------------------------------------
-
-
-def _upgraded_v4(document: dict[str, Any]) -> bytes:
+def _v4_as_v5(document: dict[str, Any]) -> dict[str, Any]:
     """A v4 document as the v5 one it would be: no promotion money, no campaigns, and every
     stake one its player paid (a stake row gains its campaign, none)."""
-    v5 = {
+    return {
         **document,
-        "version": SNAPSHOT_VERSION,
+        "version": 5,
         "rounds": {
             round_id: [*items(stake, 9), None]
             for round_id, stake in mapping(document["rounds"]).items()
@@ -205,12 +237,31 @@ def _upgraded_v4(document: dict[str, Any]) -> bytes:
         "promo": [],
         "campaigns": {},
     }
-    return orjson.dumps(v5)
+
+
+def _v5_as_v6(document: dict[str, Any]) -> dict[str, Any]:
+    """A v5 document as the v6 one it would be: no protection yet (nothing limited, nobody
+    blocked, no day or session counted)."""
+    empty: dict[str, Any] = {"limits": [], "blocked": {}, "days": [], "plays": []}
+    return {**document, "version": SNAPSHOT_VERSION, "protection": empty}
 
 
 def _rows(value: Any, size: int) -> list[list[Any]]:
     return [items(line, size) for line in items(value)]
 
 
+def _upgrade(*steps: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Any], bytes]:
+    def upgraded(document: dict[str, Any]) -> bytes:
+        for step in steps:
+            document = step(document)
+        return orjson.dumps(document)
+
+    return upgraded
+
+
 # older versions, read as the current one they would be
-UPGRADES: Final = {3: _upgraded, 4: _upgraded_v4}
+UPGRADES: Final = {
+    3: _upgrade(_v3_as_v4, _v4_as_v5, _v5_as_v6),
+    4: _upgrade(_v4_as_v5, _v5_as_v6),
+    5: _upgrade(_v5_as_v6),
+}

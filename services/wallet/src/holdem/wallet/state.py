@@ -24,6 +24,8 @@ from holdem.core.contracts import (
     Message,
     Mode,
     PayoutCredited,
+    SessionEnded,
+    SessionStarted,
     StakesRefunded,
     StakeTaken,
     WalletRejected,
@@ -37,9 +39,11 @@ from holdem.core.contracts.promotions import (
     PromoCredited,
     PromoRejected,
 )
+from holdem.core.contracts.protection import ProtectionEvent
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import verify_commitment
+from holdem.wallet.protection_state import Protection, fold_protection
 from holdem.wallet.seamless_state import Bridges
 
 # What the wallet remembers of a player's past (ADR 010), so that its state does not grow with
@@ -168,6 +172,7 @@ class State:
     bridges: Bridges = field(default_factory=Bridges)  # seamless mode only (ADR 015)
     # player_id -> table_id -> (ante, aa_bonus) last asked for there (Rebet), newest last
     rebets: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    protection: Protection = field(default_factory=Protection)  # limits, blocks (ADR 028)
     # The promotion account per (currency, mode): what promotions paid out, net (never > 0).
     promo: dict[HouseKey, int] = field(default_factory=dict)
     # player_id -> campaign_id -> campaign, oldest first (ADR 029)
@@ -228,6 +233,20 @@ def evolve(state: State, event: Message) -> State:
         return state
     if isinstance(event, BetPlaced):
         _remember_bets(state, event)
+        known = state.round_of(event.player_id, event.round_id)
+        fold_protection(state.protection, event, free=0 if known is None else known.free_stake)
+        return state
+    if isinstance(event, SessionStarted | SessionEnded):
+        stake = state.round_of(event.player_id, event.round_id)
+        # a session's first round has taken the player's own stakes (not a free hand's)
+        first = None if stake is None else (stake.currency, stake.taken)
+        fold_protection(state.protection, event, first)
+        return state
+    if isinstance(event, ProtectionEvent):
+        # Its own record on the rounds topic comes back as an input: fold a command's once.
+        if (event.player_id, event.command_id) not in state.commands:
+            _remember_command(state, event.player_id, event.command_id, event)
+            fold_protection(state.protection, event)
         return state
     if isinstance(event, WalletRejected | PromoRejected):
         _remember_command(state, event.player_id, event.command_id, event)
@@ -242,6 +261,7 @@ def evolve(state: State, event: Message) -> State:
         return state
     state.applied.add((event.player_id, event.idempotency_key))
     _move(state, event)
+    fold_protection(state.protection, event)
     if event.command_id is not None:
         _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
@@ -264,7 +284,12 @@ def _remember_command(
     state: State,
     player_id: str,
     command_id: str,
-    event: WalletEvent | WalletRejected | PromoRejected | FreeHandsGranted | FreeHandsCancelled,
+    event: WalletEvent
+    | WalletRejected
+    | PromoRejected
+    | FreeHandsGranted
+    | FreeHandsCancelled
+    | ProtectionEvent,
 ) -> None:
     if (player_id, command_id) in state.commands:
         return

@@ -8,6 +8,7 @@
 from holdem.client.commands import command, new_id, partition_for
 from holdem.client.operator import Operator, StalledError, Watch
 from holdem.client.player import Outcome, Player, Refused, Round, Voided, last_movement
+from holdem.client.protection import ProtectionRefused
 from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.topics import Topics, topics_from_env
 
@@ -17,6 +18,7 @@ __all__ = [
     "Operator",
     "Outcome",
     "Player",
+    "ProtectionRefused",
     "Refused",
     "Round",
     "StalledError",

@@ -22,6 +22,7 @@ from holdem.client.commands import new_id, partition_for
 from holdem.client.promotions import cancel_free_hands as _cancel_free_hands
 from holdem.client.promotions import credit_promo as _credit_promo
 from holdem.client.promotions import grant_free_hands as _grant_free_hands
+from holdem.client.protection import ProtectionCommands
 from holdem.core.contracts import (
     BetRejected,
     ChangeTable,
@@ -36,6 +37,7 @@ from holdem.core.contracts import (
     ForceNextDeck,
     Message,
     PromoRejected,
+    ProtectionRejected,
     RoundVoided,
     SessionRejected,
     Settled,
@@ -80,7 +82,8 @@ class Refused(Exception):
         | WalletRejected
         | SessionRejected
         | DeckForceRejected
-        | PromoRejected,
+        | PromoRejected
+        | ProtectionRejected,
     ) -> None:
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
@@ -123,7 +126,7 @@ class Watch:
             raise StalledError(f"{self.key}: no {names} in {within_s:.0f}s (saw {got})") from None
 
 
-class Operator:
+class Operator(ProtectionCommands):
     """Sends commands keyed by player_id; routes committed round events by round_id and wallet
     events by command_id to whoever watches them. Reads from the topics' ends at start.
 

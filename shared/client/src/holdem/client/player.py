@@ -17,6 +17,7 @@ from holdem.client.commands import command, new_id
 from holdem.client.operator import Operator, Refused, StalledError, Watch
 from holdem.client.promotions import FreeHands, PromoRefused, free_hands_of
 from holdem.core.contracts import (
+    AcknowledgeRealityCheck,
     BetPlaced,
     BetRejected,
     Call,
@@ -34,10 +35,13 @@ from holdem.core.contracts import (
     GrantFun,
     Message,
     Mode,
+    OperatorEndReason,
     PayoutCredited,
     PlaceBet,
     PlayFreeHand,
     PromoRejected,
+    ProtectionRejected,
+    RealityCheckAcknowledged,
     Rebet,
     ResetFun,
     RoundVoided,
@@ -221,15 +225,36 @@ class Player:
             raise Refused(answer)
         return Round(self, round_id, answer, watch)  # type: ignore[arg-type]
 
-    async def end_session(self, *, command_id: str | None = None) -> SessionEnded:
-        """End the player's session at his table (ADR 020): a round of it waiting for his
-        decision is finished by the table's policy. ``Refused`` with ``no_session`` if none."""
-        if self.table_id is None:
-            raise ValueError("sessions are at tables: Player(..., table_id=...)")
-        end = command(EndSession, self.player_id, command_id=command_id, table_id=self.table_id)
+    async def end_session(
+        self, reason: OperatorEndReason | None = None, *, command_id: str | None = None
+    ) -> SessionEnded:
+        """End the player's session at his table (ADR 020), ``ended`` or for the operator's
+        ``reason`` (ADR 028): a round of it waiting for his decision is finished by the table's
+        policy. ``Refused`` with ``no_session`` if none."""
+        table_id = self._table()
+        why: dict[str, Any] = {} if reason is None else {"reason": reason, "version": 2}
+        end = command(EndSession, self.player_id, command_id=command_id, table_id=table_id, **why)
         answer = await self._ask(end, SessionEnded, SessionRejected)
         assert isinstance(answer, SessionEnded)
         return answer
+
+    async def acknowledge_reality_check(
+        self, *, command_id: str | None = None
+    ) -> RealityCheckAcknowledged:
+        """The player read the reality check (a bet ``Refused`` with ``reality_check``, whose
+        ``event.reality_check`` says his session's time, rounds and net result): he may bet
+        at his table again. ``Refused`` with ``no_reality_check`` if none is due."""
+        ack = command(
+            AcknowledgeRealityCheck, self.player_id, command_id=command_id, table_id=self._table()
+        )
+        answer = await self._ask(ack, RealityCheckAcknowledged, ProtectionRejected)
+        assert isinstance(answer, RealityCheckAcknowledged)
+        return answer
+
+    def _table(self) -> str:
+        if self.table_id is None:
+            raise ValueError("sessions are at tables: Player(..., table_id=...)")
+        return self.table_id
 
     def _money(self, amount: int) -> dict[str, Any]:
         return {"currency": self.currency, "amount": amount}
@@ -241,9 +266,9 @@ class Player:
 
     async def _ask(
         self,
-        cmd: Deposit | Withdraw | GrantFun | ResetFun | EndSession,
+        cmd: Deposit | Withdraw | GrantFun | ResetFun | EndSession | AcknowledgeRealityCheck,
         kind: type[Message],
-        refusal: type[WalletRejected | SessionRejected],
+        refusal: type[WalletRejected | SessionRejected | ProtectionRejected],
     ) -> Message:
         """Send ``cmd`` and await its answer (routed by its command_id): ``kind``, or
         ``refusal`` raised as ``Refused``."""
@@ -253,7 +278,7 @@ class Player:
             answer = await watch.until(kind, refusal, within_s=self.step_s)
         finally:
             self.operator.forget(watch.key)
-        if isinstance(answer, WalletRejected | SessionRejected):
+        if isinstance(answer, WalletRejected | SessionRejected | ProtectionRejected):
             raise Refused(answer)
         return answer
 

@@ -34,6 +34,8 @@ from holdem.core.contracts.seamless import (
     DebitRequested,
     RollbackRequested,
     RolledBack,
+    RoundClosedAcknowledged,
+    RoundClosedNotice,
     SeamlessReply,
     SeamlessRequest,
 )
@@ -60,14 +62,22 @@ class OperatorWallet:
     # not rolled back may add up to; a debit beyond it is refused ``limit_exceeded``.
     limits: dict[tuple[str, str], int] = field(default_factory=dict)
     wagered: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Round-closed notices (ADR 028): how many each round got, and every transaction that
+    # reached us for a round already closed (a game server must send none).
+    closes: dict[str, int] = field(default_factory=dict)
+    out_of_order: list[SeamlessRequest] = field(default_factory=list)
 
     def balance(self, player_id: str, currency: str) -> int:
         return self.balances.get((player_id, currency), self.opening)
 
     def answer(self, request: SeamlessRequest) -> list[SeamlessReply]:
         """The answer to one request: the recorded one for a tx_id already seen."""
+        if isinstance(request, RoundClosedNotice):
+            return [self._close(request)]
         if not isinstance(request, DebitRequested | CreditRequested | RollbackRequested):
             return []  # a ReplyRefused: the wallet telling us about an answer it refused
+        if self.closes.get(request.round_id):
+            self.out_of_order.append(request)
         known = self.answers.get(request.tx_id)
         if known is None:
             known = self.answers[request.tx_id] = self._apply(request)
@@ -92,6 +102,16 @@ class OperatorWallet:
             self.balances[key] = self.balance(*key) + debit.amount
             self.wagered[key] -= debit.amount
         return _reply(RolledBack, request)
+
+    def _close(self, notice: RoundClosedNotice) -> SeamlessReply:
+        """Count the notice (a resend of it counts again: the tests say a round gets one) and
+        acknowledge it; its transactions must be ones this wallet answered."""
+        self.closes[notice.round_id] = self.closes.get(notice.round_id, 0) + 1
+        for tx in (notice.debit_tx_id, notice.final_tx_id):
+            if tx not in self.answers:
+                self.out_of_order.append(notice)  # closing a transaction we never saw
+        reply: SeamlessReply = _reply(RoundClosedAcknowledged, notice)
+        return reply
 
     def _refusal(self, debit: DebitRequested) -> tuple[DebitRejection, str] | None:
         if debit.tx_id in self.reversed:

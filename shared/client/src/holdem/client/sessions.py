@@ -14,6 +14,7 @@ from typing import TextIO
 from holdem.client.history import run_cli
 from holdem.client.operator import Operator
 from holdem.client.player import Player, Refused
+from holdem.core.contracts import OperatorEndReason
 from holdem.core.wire.connection import KafkaConnection
 
 
@@ -23,15 +24,21 @@ async def _end(args: argparse.Namespace, out: TextIO) -> None:
     )
     async with Operator(connection) as operator:
         player = Player(operator, args.player, step_s=args.within, table_id=args.table)
-        ended = await player.end_session(command_id=args.command_id)
-    print(f"{args.player} at {args.table}: session {ended.session_id} ended", file=out)
+        reason = OperatorEndReason(args.reason) if args.reason else None
+        ended = await player.end_session(reason, command_id=args.command_id)
+    print(f"{args.player} at {args.table}: session {ended.session_id} {ended.reason}", file=out)
 
 
 def end_session_main(argv: list[str] | None = None) -> int:
-    """``holdem end-session PLAYER TABLE [--command-id ID]``"""
+    """``holdem end-session PLAYER TABLE [--reason terminated|blocked|limit] [--command-id ID]``"""
     parser = argparse.ArgumentParser(prog="holdem end-session", description=__doc__)
     parser.add_argument("player", help="the player's id")
     parser.add_argument("table", help="the table's id")
+    parser.add_argument(
+        "--reason",
+        choices=[r.value for r in OperatorEndReason],
+        help="the operator's reason (ADR 028; default: a plain end, reason ended)",
+    )
     parser.add_argument("--command-id", help="the idempotency key (default: a new one)")
     parser.add_argument("--env-file", help="HOLDEM_KAFKA_* file, e.g. DIR/clients/operator.env")
     parser.add_argument("--within", type=float, default=10.0, help="seconds to wait for the end")

@@ -30,6 +30,7 @@ from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_forced import forced_rounds, forced_violations
 from holdem.harness.audit_money import Balances, money_violations
+from holdem.harness.audit_protection import protection_violations
 from holdem.harness.audit_read import read_topic
 from holdem.harness.audit_seamless import seamless_violations
 from holdem.harness.audit_sessions import session_violations
@@ -229,6 +230,7 @@ def violations(
         found += seamless_violations(published, replies, require_closed=require_ended)
     found += table_violations(records)
     found += session_violations(records)
+    found += protection_violations(records)
     found += forced_violations(records)
     found += event_id_violations(records)
     return found

@@ -30,6 +30,7 @@ ONCE_PER_ROUND: tuple[type[c.Message], ...] = (
     c.Settled,
     c.StakeTaken,
     c.PayoutCredited,
+    c.RoundClosed,  # ADR 028
 )
 OUTPUT_ROLES = ("rounds", "wallet", "vault", "rejected")
 

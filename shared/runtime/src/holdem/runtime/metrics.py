@@ -14,7 +14,9 @@ from holdem.core.contracts import (
     Malfunction,
     MessageRejected,
     Mode,
+    OperatorRefusal,
     PayoutCredited,
+    ProtectionRefusal,
     RoundVoided,
     Settled,
     WalletRejected,
@@ -47,6 +49,11 @@ class Metrics:
             "holdem_dead_letters",
             "Records put on the dead-letter topic (unreadable, refused or failed), by reason",
             ["service", "reason"],
+        )
+        self.protection_refusals = counter(
+            "holdem_protection_refusals",
+            "Bets refused to protect the player (ADR 028), by reason and by limit reached",
+            ["reason", "limit"],
         )
         self.published = counter("holdem_events_published", "Events published", ["service", "type"])
         self.late_malfunctions = counter(
@@ -168,6 +175,9 @@ class Metrics:
             event, BetRejected | CommandRejected | WalletRejected | MessageRejected | PromoRejected
         ):
             self.rejected.labels(service, event.reason.value).inc()
+            if isinstance(event, BetRejected | PromoRejected) and _protects(event):
+                limit = "" if event.limit is None else event.limit.value
+                self.protection_refusals.labels(event.reason.value, limit).inc()
             if isinstance(event, MessageRejected):
                 self.dead_letters.labels(service, event.reason.value).inc()
 
@@ -184,3 +194,13 @@ class Metrics:
             self.promo_refunded.labels(currency).inc(event.amount)
         elif event.campaign_id is not None:
             self.free_hand_payouts.labels(currency).inc(event.amount)
+
+
+def _protects(event: BetRejected | PromoRejected) -> bool:
+    """A refusal of the wallet's player protection, of a bet or of a free hand (ADR 028; the
+    operator's wallet's own refusals of a seamless debit say ``operator wallet`` first: those
+    are the operator's to count)."""
+    if isinstance(event.reason, ProtectionRefusal):
+        return True
+    blocked = event.reason is OperatorRefusal.PLAYER_BLOCKED
+    return blocked and not event.detail.startswith("operator wallet")

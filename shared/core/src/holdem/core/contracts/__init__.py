@@ -14,9 +14,12 @@ from holdem.core.contracts.base import (
     MAX_AMOUNT,
     Command,
     Envelope,
+    LimitKind,
     Message,
     Mode,
     OperatorRefusal,
+    ProtectionRefusal,
+    RealityCheck,
     Reason,
     RecordReason,
 )
@@ -49,6 +52,20 @@ from holdem.core.contracts.promotions import (
     PromoCredited,
     PromoReason,
     PromoRejected,
+)
+from holdem.core.contracts.protection import (
+    PROTECTION_COMMANDS,
+    AcknowledgeRealityCheck,
+    BlockPlayer,
+    LimitsSet,
+    PlayerBlocked,
+    PlayerUnblocked,
+    ProtectionRejected,
+    ProtectionRejection,
+    RealityCheckAcknowledged,
+    RoundClosed,
+    SetLimits,
+    UnblockPlayer,
 )
 from holdem.core.contracts.queries import (
     BalanceQuery,
@@ -88,12 +105,15 @@ from holdem.core.contracts.seamless import (
     ReplyRefused,
     RollbackRequested,
     RolledBack,
+    RoundClosedAcknowledged,
+    RoundClosedNotice,
     SeamlessCredited,
     SeamlessDebited,
     SeamlessRolledBack,
 )
 from holdem.core.contracts.sessions import (
     EndSession,
+    OperatorEndReason,
     SessionEnded,
     SessionEndReason,
     SessionRefusal,
@@ -137,6 +157,10 @@ AnyCommand: TypeAlias = Annotated[
     | GrantFun
     | ResetFun
     | EndSession
+    | SetLimits
+    | BlockPlayer
+    | UnblockPlayer
+    | AcknowledgeRealityCheck
     | ForceNextDeck
     # Promotions (ADR 029)
     | CreditPromo
@@ -164,6 +188,9 @@ RoundMessage: TypeAlias = Annotated[
     | SessionStarted
     | SessionEnded
     | SessionRejected
+    | RoundClosed
+    | PlayerBlocked
+    | PlayerUnblocked
     | DeckForced
     | DeckForceRejected,
     Field(discriminator="type"),
@@ -186,6 +213,11 @@ WalletMessage: TypeAlias = Annotated[
     | CreditRequested
     | RollbackRequested
     | ReplyRefused
+    | RoundClosedNotice
+    # Player protection (ADR 028): the wallet's answers to the protection commands.
+    | LimitsSet
+    | RealityCheckAcknowledged
+    | ProtectionRejected
     # Promotions (ADR 029): promotion money and free-hand campaigns.
     | PromoCredited
     | FreeStakeTaken
@@ -198,11 +230,12 @@ WalletMessage: TypeAlias = Annotated[
 ]
 # The operator's wallet's answers (ADR 015).
 SeamlessReplyMessage: TypeAlias = Annotated[
-    Debited | DebitRejected | Credited | RolledBack, Field(discriminator="type")
+    Debited | DebitRejected | Credited | RolledBack | RoundClosedAcknowledged,
+    Field(discriminator="type"),
 ]
 _COMMANDS: tuple[type[Command], ...] = (
     PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
-    ForceNextDeck, *PROMO_COMMANDS,
+    ForceNextDeck, *PROMO_COMMANDS, *PROTECTION_COMMANDS,
 )  # fmt: skip
 COMMAND_TYPES: frozenset[str] = frozenset(model.model_fields["type"].default for model in _COMMANDS)
 ADMIN_TYPES: frozenset[str] = frozenset(
@@ -218,7 +251,16 @@ def _types(*models: type[Message]) -> frozenset[str]:
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(PlaceBet, Rebet, Deposit, Withdraw, GrantFun, ResetFun, *PROMO_COMMANDS),
+    "wallet": _types(
+        PlaceBet,
+        Rebet,
+        Deposit,
+        Withdraw,
+        GrantFun,
+        ResetFun,
+        *PROTECTION_COMMANDS,
+        *PROMO_COMMANDS,
+    ),
     "dealer": _types(Call, Fold, VoidRound, EndSession, ForceNextDeck),
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
@@ -260,6 +302,9 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
     *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
     CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
+    SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
+    LimitsSet, RealityCheckAcknowledged, ProtectionRejected,
+    PlayerBlocked, PlayerUnblocked, RoundClosed,
     *PROMO_COMMANDS, *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,
 )  # fmt: skip
 
@@ -319,6 +364,7 @@ __all__ = [
     "PROMO_COMMANDS",
     "PROMO_MOVES",
     "UNIONS",
+    "AcknowledgeRealityCheck",
     "AdminCommand",
     "AnyCommand",
     "AnyQuery",
@@ -327,6 +373,7 @@ __all__ = [
     "BalanceReply",
     "BetPlaced",
     "BetRejected",
+    "BlockPlayer",
     "Call",
     "CallCaptured",
     "CallHeld",
@@ -363,25 +410,36 @@ __all__ = [
     "GrantFun",
     "HistoryQuery",
     "HistoryReply",
+    "LimitKind",
+    "LimitsSet",
     "Malfunction",
     "Message",
     "MessageRejected",
     "Mode",
     "OpenRoundQuery",
     "OpenRoundReply",
+    "OperatorEndReason",
     "OperatorRefusal",
     "PayoutCredited",
     "PlaceBet",
     "PlayFreeHand",
+    "PlayerBlocked",
+    "PlayerUnblocked",
     "PromoCredited",
     "PromoReason",
     "PromoRejected",
+    "ProtectionRefusal",
+    "ProtectionRejected",
+    "ProtectionRejection",
     "QueryReason",
     "QueryRefused",
+    "RealityCheck",
+    "RealityCheckAcknowledged",
     "Reason",
     "Rebet",
     "RecordReason",
     "ResetFun",
+    "RoundClosed",
     "RoundMessage",
     "RoundSummaryQuery",
     "RoundSummaryReply",
@@ -393,6 +451,7 @@ __all__ = [
     "SessionRefusal",
     "SessionRejected",
     "SessionStarted",
+    "SetLimits",
     "Settled",
     "StakeTaken",
     "StakesRefunded",
@@ -406,6 +465,7 @@ __all__ = [
     "TableRejected",
     "TableTerms",
     "TimeoutPolicy",
+    "UnblockPlayer",
     "VoidRound",
     "WalletMessage",
     "WalletRejected",

@@ -112,6 +112,36 @@ class OperatorRefusal(StrEnum):
     OPERATOR_REJECTED = "operator_rejected"  # another refusal of the operator's wallet
 
 
+class LimitKind(StrEnum):
+    """Which of the player's limits refused a bet (``round.bet_rejected`` v4 ``limit``)."""
+
+    WAGER_PER_DAY = "wager_per_day"
+    LOSS_PER_DAY = "loss_per_day"
+    SESSION_LENGTH = "session_length"
+
+
+class ProtectionRefusal(StrEnum):
+    """The player-protection codes ``round.bet_rejected`` v4 adds (a blocked player's bet is
+    refused ``player_blocked``, the code the operator's wallet uses for the same fact)."""
+
+    LIMIT_REACHED = "limit_reached"  # ``limit`` says which
+    REALITY_CHECK = "reality_check"  # ``reality_check`` says what the player is reminded of
+
+
+class RealityCheck(BaseModel):
+    """What a reality check tells the player of his session at the table: how long it has
+    lasted, how many rounds he bet in it and his net result (returns minus stakes)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    session_id: Id
+    table_id: Id
+    elapsed_s: int = Field(strict=True, ge=0)
+    rounds: int = Field(strict=True, ge=0)
+    net: Balance
+    currency: Currency
+
+
 class RecordReason(StrEnum):
     """Why a Kafka record was refused before its body was looked at as a message: what the
     record claims (its key, its partition) does not match what it carries."""

@@ -18,8 +18,12 @@ from holdem.core.contracts.base import (
     Command,
     Currency,
     Id,
+    LimitKind,
     Message,
+    OperatorRefusal,
     PositiveAmount,
+    ProtectionRefusal,
+    RealityCheck,
     Reason,
 )
 from holdem.core.contracts.wallet import Fingerprint, WalletEvent
@@ -147,17 +151,23 @@ class FreeHandsExpired(CampaignEvent):
 
 class PromoRejected(Message):
     """A promotion command the wallet refused; nothing moved. A refused PlayFreeHand carries
-    its ``round_id`` (the round that did not start)."""
+    its ``round_id`` (the round that did not start).
+
+    v2: player protection (ADR 028) refuses a PlayFreeHand as it refuses a bet:
+    ``player_blocked``, ``limit_reached`` with the ``limit`` it reached, ``reality_check`` with
+    what the player is reminded of (``reality_check``)."""
 
     TOPIC: ClassVar[str] = "wallet"
     type: Literal["wallet.promo_rejected"] = "wallet.promo_rejected"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     command_id: Id
     command_type: str = Field(max_length=64)
     campaign_id: Id
-    reason: Reason | PromoReason
+    reason: Reason | PromoReason | OperatorRefusal | ProtectionRefusal
     detail: str = Field(default="", max_length=500)
     fingerprint: Fingerprint
+    limit: LimitKind | None = None
+    reality_check: RealityCheck | None = None
 
 
 PROMO_COMMANDS: tuple[type[Command], ...] = (

@@ -11,9 +11,12 @@ from holdem.core.contracts.base import (
     CardText,
     Currency,
     Id,
+    LimitKind,
     Message,
     Mode,
     OperatorRefusal,
+    ProtectionRefusal,
+    RealityCheck,
     Reason,
 )
 from holdem.core.contracts.tables import (
@@ -66,13 +69,17 @@ class BetRejected(RoundEvent):
     """v2: Reason gained the table, chip, rebet and mode codes (ADR 018). v3: the operator's
     wallet's refusals of the bet's debit (``OperatorRefusal``: ``limit_exceeded``,
     ``session_expired``, ``player_blocked``, ``operator_rejected``), which v2 folded into
-    ``insufficient_funds`` / ``invalid`` (seamless mode, ADR 015)."""
+    ``insufficient_funds`` / ``invalid`` (seamless mode, ADR 015). v4: player protection in
+    transfer mode (ADR 028): ``limit_reached`` with the ``limit`` it reached, ``reality_check``
+    with what the player is reminded of (``reality_check``), ``player_blocked``."""
 
     type: Literal["round.bet_rejected"] = "round.bet_rejected"
-    version: Literal[1, 2, 3] = 3
+    version: Literal[1, 2, 3, 4] = 4
     command_id: Id
-    reason: Reason | OperatorRefusal
+    reason: Reason | OperatorRefusal | ProtectionRefusal
     detail: str = ""
+    limit: LimitKind | None = None
+    reality_check: RealityCheck | None = None
 
 
 class Dealt(RoundEvent):

@@ -179,8 +179,33 @@ class SeamlessRolledBack(SeamlessMove):
     version: Literal[1] = 1
 
 
-SEAMLESS_REQUESTS = (DebitRequested, CreditRequested, RollbackRequested, ReplyRefused)
-SEAMLESS_REPLIES = (Debited, DebitRejected, Credited, RolledBack)
+class RoundClosedNotice(SeamlessRequest):
+    """Wallet → operator: the round takes no more money movements (ADR 028), sent once after
+    the operator acknowledged its credit or rollback; it moves nothing. ``amount``: that last
+    transaction's (``final_tx_id``); ``transactions``: the round's debit and that one."""
+
+    type: Literal["seamless.round_closed"] = "seamless.round_closed"
+    version: Literal[1] = 1
+    outcome: Literal["settled", "voided"]
+    debit_tx_id: Id
+    final_tx_id: Id
+
+
+class RoundClosedAcknowledged(SeamlessReply):
+    """Operator → wallet: the round-closed notice ``tx_id`` was received (same amount)."""
+
+    type: Literal["seamless.round_closed_acknowledged"] = "seamless.round_closed_acknowledged"
+    version: Literal[1] = 1
+
+
+SEAMLESS_REQUESTS = (
+    DebitRequested,
+    CreditRequested,
+    RollbackRequested,
+    ReplyRefused,
+    RoundClosedNotice,
+)
+SEAMLESS_REPLIES = (Debited, DebitRejected, Credited, RolledBack, RoundClosedAcknowledged)
 SEAMLESS_MOVES = (SeamlessDebited, SeamlessCredited, SeamlessRolledBack)
 __all__ = [
     "SEAMLESS_MOVES",
@@ -196,6 +221,8 @@ __all__ = [
     "ReplyRefused",
     "RollbackRequested",
     "RolledBack",
+    "RoundClosedAcknowledged",
+    "RoundClosedNotice",
     "SeamlessCredited",
     "SeamlessDebited",
     "SeamlessMove",

@@ -7,24 +7,51 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from holdem.core.contracts.base import Command, Id, Message, Mode
 from holdem.core.contracts.tables import MAX_IDLE_TIMEOUT_S
 
 
-class EndSession(Command):
-    """The operator ends the player's open session at ``table_id``; a round of it still waiting
-    for the player's decision is finished at once by its table's timeout policy."""
+class OperatorEndReason(StrEnum):
+    """Why the operator ends a session (EndSession v2, ADR 028)."""
 
-    type: Literal["command.end_session"] = "command.end_session"
-    version: Literal[1] = 1
-    table_id: Id
+    TERMINATED = "terminated"  # the operator's TerminateSession: the player is sent away
+    BLOCKED = "blocked"  # the player was blocked (self-exclusion, the operator's decision)
+    LIMIT = "limit"  # one of the player's limits was reached
 
 
 class SessionEndReason(StrEnum):
-    ENDED = "ended"  # an EndSession
+    ENDED = "ended"  # an EndSession v1
     IDLE_TIMEOUT = "idle_timeout"  # no command from the player at the table for idle_timeout_s
+    # v2 of round.session_ended (ADR 028): an EndSession v2's reason; ``blocked`` also for the
+    # sessions a BlockPlayer ends
+    TERMINATED = "terminated"
+    BLOCKED = "blocked"
+    LIMIT = "limit"
+
+
+class EndSession(Command):
+    """The operator ends the player's open session at ``table_id``; a round of it still waiting
+    for the player's decision is finished at once by its table's timeout policy.
+
+    v2: the operator's ``reason`` (ADR 028: ``terminated``, ``blocked``, ``limit``); a v1
+    command ends the session ``ended``."""
+
+    type: Literal["command.end_session"] = "command.end_session"
+    version: Literal[1, 2] = 2
+    table_id: Id
+    reason: OperatorEndReason | None = None
+
+    @model_validator(mode="after")
+    def _reason_matches_version(self) -> EndSession:
+        if "version" not in self.model_fields_set and self.reason is None:
+            object.__setattr__(self, "version", 1)  # a v1 client that leaves out the version
+        if self.version == 1 and self.reason is not None:
+            raise ValueError("a v1 EndSession has no reason (send version 2)")
+        if self.version == 2 and self.reason is None:
+            raise ValueError("a v2 EndSession names its reason")
+        return self
 
 
 class SessionRefusal(StrEnum):
@@ -55,10 +82,11 @@ class SessionStarted(SessionEvent):
 
 class SessionEnded(SessionEvent):
     """The session is over; its rounds still waiting for a decision are finished by their
-    table's policy in the same transaction. ``command_id``: the EndSession behind it."""
+    table's policy in the same transaction. ``command_id``: the EndSession (or BlockPlayer)
+    behind it. v2: the reasons ``terminated``, ``blocked``, ``limit`` (ADR 028)."""
 
     type: Literal["round.session_ended"] = "round.session_ended"
-    version: Literal[1] = 1
+    version: Literal[1, 2] = 2
     reason: SessionEndReason
     command_id: Id | None = None
 

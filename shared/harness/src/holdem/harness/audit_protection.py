@@ -1,0 +1,143 @@
+"""The player-protection and round-closed half of the audit (ADR 028): every round that took a
+stake closes once, after its last money movement and with what the ledger says it took and gave
+back; in seamless mode its notice to the operator's wallet goes once, after the operator's last
+answer; a blocked player places no bet until unblocked, and his sessions open at the block end.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from holdem.core.contracts import (
+    BetPlaced,
+    Message,
+    PayoutCredited,
+    PlayerBlocked,
+    PlayerUnblocked,
+    RoundClosed,
+    SessionEnded,
+    SessionStarted,
+    StakesRefunded,
+    StakeTaken,
+)
+from holdem.core.contracts.promotions import FreeStakeTaken
+from holdem.core.contracts.seamless import (
+    RoundClosedNotice,
+    SeamlessCredited,
+    SeamlessDebited,
+    SeamlessRolledBack,
+)
+from holdem.core.contracts.wallet import WalletEvent
+
+Key = tuple[str, str]  # (player_id, round_id)
+
+
+def protection_violations(records: Iterable[Any]) -> list[str]:
+    """Broken round-closed and blocking invariants, as sentences (``records``: the audit's)."""
+    ordered = sorted(
+        (r for r in records if r.message is not None),
+        key=lambda r: (r.role, r.partition, r.offset),
+    )
+    return [*_closed_violations(ordered), *_block_violations(ordered)]
+
+
+def _closed_violations(records: list[Any]) -> Iterator[str]:
+    closed: dict[Key, list[Any]] = defaultdict(list)
+    notices: dict[Key, list[Any]] = defaultdict(list)
+    moves: dict[Key, list[Any]] = defaultdict(list)
+    for r in records:
+        m = r.message
+        if not isinstance(m, Message) or m.round_id is None:
+            continue
+        key = (m.player_id, m.round_id)
+        if isinstance(m, RoundClosed):
+            closed[key].append(r)
+        elif isinstance(m, RoundClosedNotice):
+            notices[key].append(r)
+        elif isinstance(m, WalletEvent):
+            moves[key].append(r)
+    for key in sorted(set(closed) | set(moves) | set(notices)):
+        name, found, money = "/".join(key), closed.get(key, []), moves.get(key, [])
+        kinds = {type(r.message) for r in money}
+        if StakeTaken not in kinds and FreeStakeTaken not in kinds:  # a free hand's: ADR 029
+            if found or notices.get(key):
+                yield f"{name}: closed, but it took no stake"
+            continue
+        seamless = SeamlessDebited in kinds
+        finals = [r for r in money if isinstance(r.message, SeamlessCredited | SeamlessRolledBack)]
+        ended = PayoutCredited in kinds or StakesRefunded in kinds
+        finished = bool(finals) if seamless else ended
+        if len(found) > 1:
+            yield f"{name}: closed {len(found)} times"
+        if finished and not found:
+            yield f"{name}: its last money movement is not followed by a round.closed"
+        if found and not finished:
+            yield f"{name}: closed before its last money movement"
+        if found and finished:
+            yield from _closed_matches(name, found[0], money)
+        if seamless:
+            yield from _notice_violations(name, notices.get(key, []), finals, bool(found))
+        elif notices.get(key):
+            yield f"{name}: a transfer-mode round's closing was notified to an operator's wallet"
+
+
+def _closed_matches(name: str, closed: Any, money: list[Any]) -> Iterator[str]:
+    """After every movement of the round (Kafka's timestamps order the two topics, written in
+    one transaction), and with the amounts the ledger moved of the player's own money: a free
+    hand's stake is the promotion's (``wallet.free_stake_taken``, ADR 029), counted by the
+    money audit's promotion account, so it stakes its captured call only."""
+    message: RoundClosed = closed.message
+    late = [r for r in money if r.timestamp > closed.timestamp]
+    if late:
+        yield f"{name}: {late[0].message.type} after its round.closed"
+    amounts: Counter[str] = Counter()
+    for r in money:
+        amounts[r.message.type] += r.message.amount
+    refunded = amounts["wallet.stakes_refunded"]
+    taken = amounts["wallet.stake_taken"] + amounts["wallet.call_captured"]
+    if message.outcome == "voided":
+        taken = refunded  # a captured call is refunded with the stakes
+    returned = amounts["wallet.payout_credited"] + refunded
+    if (message.staked, message.returned) != (taken, returned):
+        yield (
+            f"{name}: closed with staked {message.staked}, returned {message.returned}; "
+            f"the ledger says {taken}, {returned}"
+        )
+
+
+def _notice_violations(
+    name: str, notices: list[Any], finals: list[Any], closed: bool
+) -> Iterator[str]:
+    """The operator's notice: once per closed round, on the wallet topic after the record of
+    the operator's last answer (one partition: offsets order them)."""
+    if len(notices) != (1 if closed else 0):
+        yield f"{name}: the operator's wallet was told {len(notices)} times that the round closed"
+    for notice in notices[:1]:
+        if not finals or any(f.offset > notice.offset for f in finals):
+            yield f"{name}: the round-closed notice precedes the operator's last answer"
+
+
+def _block_violations(records: list[Any]) -> Iterator[str]:
+    """On the rounds topic (one partition per player: its order is the decision order)."""
+    blocked: dict[str, Any] = {}
+    sessions: dict[tuple[str, str], str] = {}  # (player, session) -> state
+    waiting: dict[str, set[str]] = defaultdict(set)  # player -> sessions his block must end
+    for r in (r for r in records if r.role == "rounds"):
+        m = r.message
+        if isinstance(m, PlayerBlocked):
+            blocked[m.player_id] = r
+            waiting[m.player_id] |= {s for (p, s), st in sessions.items() if p == m.player_id}
+        elif isinstance(m, PlayerUnblocked):
+            blocked.pop(m.player_id, None)
+        elif isinstance(m, BetPlaced) and m.player_id in blocked:
+            yield f"{m.player_id}/{m.round_id}: bet placed while the player was blocked"
+        elif isinstance(m, SessionStarted):
+            sessions[(m.player_id, m.session_id)] = "open"
+        elif isinstance(m, SessionEnded):
+            sessions.pop((m.player_id, m.session_id), None)
+            waiting[m.player_id].discard(m.session_id)
+    for player, left in sorted(waiting.items()):
+        for session in sorted(left):
+            yield f"{player}: session {session} stayed open after the player was blocked"
