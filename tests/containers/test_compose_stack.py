@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,11 +30,12 @@ from support.compose import (
 )
 
 from holdem.client import Operator, Player, Refused
-from holdem.core.contracts import Settled
+from holdem.core.contracts import Mode, Settled
 from holdem.core.strategy import basic
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import audit_run, read_run
 from holdem.harness.load import Plan, Tally, fund, play
+from holdem.testing import play_money_terms
 
 pytestmark = [pytest.mark.containers, pytest.mark.timeout(1800)]
 
@@ -113,6 +115,45 @@ async def refused_and_dead_letter(stack: ComposeStack, operator: Operator) -> No
         await producer.send_and_wait(Topics().commands, b"not a command", key=b"container-junk")
     finally:
         await producer.stop()
+
+
+async def promotions_and_protection(stack: ComposeStack, operator: Operator) -> dict[str, Any]:
+    """What the promotion and protection panels show: a promotional credit, a free hand voided
+    (its free stake refunded to the promotion), free hands called until one pays (a win or a
+    push pays the call back at least; twelve losses in a row are some 1 in 15,000), and a bet
+    over a player's wager limit refused."""
+    table = f"compose-promo-{uuid.uuid4().hex[:6]}"
+    async with Operator(stack.connection("admin"), Topics()) as admin:
+        await admin.create_table(table, play_money_terms(mode=Mode.REAL))
+    lucky = Player(operator, f"container-promo-{uuid.uuid4().hex[:6]}", table_id=table)
+    await lucky.deposit(100_000)
+    await operator.credit_promo(lucky.player_id, 2_500, campaign_id="sorry", reason="outage")
+    expires = datetime.now(UTC) + timedelta(hours=1)
+    await operator.grant_free_hands(
+        lucky.player_id, table_id=table, hands=13, ante=500, expires_at=expires,
+        campaign_id="welcome",
+    )  # fmt: skip
+    voided = await lucky.play_free_hand("welcome")
+    await voided.dealt()
+    await voided.void("compose test")
+    await voided.outcome()
+    played = 0
+    for _ in range(12):
+        played += 1
+        hand = await lucky.play_free_hand("welcome")
+        await hand.dealt()
+        await hand.call()
+        settled = (await hand.outcome()).settled
+        if settled is not None and settled.total_return > 0:
+            break
+    else:
+        raise AssertionError("twelve free hands called and none paid")
+    limited = Player(operator, f"container-limited-{uuid.uuid4().hex[:6]}", table_id=table)
+    await limited.deposit(10_000)
+    await operator.set_limits(limited.player_id, wager_per_day=1_000)
+    with pytest.raises(Refused) as refused:
+        await limited.bet(ante=500)  # at worst 500 + 1,000 call: past the limit
+    return {"free_hands_until_a_payout": played, "refused": refused.value.reason.value}
 
 
 def sigterm_handover(stack: ComposeStack) -> dict[str, Any]:
@@ -297,25 +338,6 @@ async def play_and_observe(stack: ComposeStack) -> None:
     figures["rtp"]["tolerance"] = round(tolerance, 4)
     assert abs(rule_rtp - run_rtp) <= tolerance, (figures["rtp"], stack.logs("settlement", 80))
 
-    # Every expression of every Grafana panel returns data on this Prometheus: rates need two
-    # samples of a series and recording rules an evaluation after them, so each gets a while.
-    expressions = list(dashboard_expressions())
-    figures["grafana_expressions"] = len(expressions)
-    assert expressions
-
-    def empty_panels() -> list[str]:
-        return [
-            f"{where}: {expr}"
-            for where, expr in expressions
-            if not stack.prometheus("/api/v1/query", query=as_grafana_sends(expr))["result"]
-        ]
-
-    deadline = time.monotonic() + 90
-    while (empty := empty_panels()) and time.monotonic() < deadline:
-        await asyncio.sleep(SCRAPE_S)
-    rejected = stack.prometheus("/api/v1/query", query="holdem_rejected_total")["result"]
-    assert not empty, (empty, rejected)
-
     # The back office's projection has every record (no lag), and its statement of the run's days
     # has the audit's rounds and the settlement's stakes and returns to the minor unit.
     def projected() -> float | None:
@@ -351,5 +373,29 @@ async def play_and_observe(stack: ComposeStack) -> None:
 
     wait_for(f"the back office's statement equal to {expected}", statement_matches, 60)
     assert "backoffice-projection" in figures["targets_up"], figures["targets_up"]
+
+    # Free hands and protection refusals after the RTP and statement checks (a free hand is a
+    # settled round too), before the panels that show them.
+    async with Operator(stack.connection("operator"), Topics()) as operator:
+        figures["promotions"] = await promotions_and_protection(stack, operator)
+
+    # Every expression of every Grafana panel returns data on this Prometheus: rates need two
+    # samples of a series and recording rules an evaluation after them, so each gets a while.
+    expressions = list(dashboard_expressions())
+    figures["grafana_expressions"] = len(expressions)
+    assert expressions
+
+    def empty_panels() -> list[str]:
+        return [
+            f"{where}: {expr}"
+            for where, expr in expressions
+            if not stack.prometheus("/api/v1/query", query=as_grafana_sends(expr))["result"]
+        ]
+
+    deadline = time.monotonic() + 90
+    while (empty := empty_panels()) and time.monotonic() < deadline:
+        await asyncio.sleep(SCRAPE_S)
+    rejected = stack.prometheus("/api/v1/query", query="holdem_rejected_total")["result"]
+    assert not empty, (empty, rejected)
 
     figures["sigterm"] = await asyncio.to_thread(sigterm_handover, stack)
