@@ -26,6 +26,7 @@ from holdem.core.contracts import (
     FundsDeposited,
     Message,
     PayoutCredited,
+    RoundClosed,
     Settled,
     StakeTaken,
     dump,
@@ -189,6 +190,22 @@ def generate(
         )
         balances[player] = money[-1].available  # type: ignore[attr-defined]
         yield from (("wallet", event) for event in money)
+        yield "rounds", closed(player, round_id, end.total_return, end.decision, bonus)
+
+
+def closed(
+    player: str, round_id: str, total: int, decision: Decision, bonus: int = BONUS
+) -> RoundClosed:
+    """The wallet's round.closed after the round's last movement (ADR 028): it took the ante,
+    the bonus and a captured call, and gave back the payout."""
+    call = 2 * ANTE if decision == "call" else 0
+    return RoundClosed(
+        **_env(player, round_id, "closed"),
+        outcome="settled",
+        currency="EUR",
+        staked=ANTE + bonus + call,
+        returned=total,
+    )
 
 
 async def fill(

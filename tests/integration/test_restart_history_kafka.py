@@ -39,7 +39,7 @@ async def test_services_fold_the_generated_history_and_play_on_from_it(kafka: Cl
     await ensure_topics(kafka.admin, topics, 3)
     balances: dict[str, int] = {}
     counts = await fill(kafka.admin, topics, generate(ROUNDS, PLAYERS, MIXED, VAULT, balances))
-    assert counts == {"vault": ROUNDS, "rounds": 4 * ROUNDS, "wallet": PLAYERS + 4 * ROUNDS}
+    assert counts == {"vault": ROUNDS, "rounds": 5 * ROUNDS, "wallet": PLAYERS + 4 * ROUNDS}
     await commit_inputs(kafka.admin, topics)
     stack = Stack(kafka, topics)
     await stack.open()  # each service replays the history: no snapshot yet
