@@ -173,6 +173,7 @@ async def test_a_history_shows_the_tables_history_length_and_follows_its_change(
             await stack.event(player, "round.dealt", round_id)
             await stack.send(command(Fold, player, round_id=round_id))
             await stack.event(player, "round.settled", round_id)
+            await stack.event(player, "round.closed", round_id)  # the next bet after it
 
         async with QueryClient(kafka.operator, stack.topics) as client:
             shown = await until(
