@@ -98,18 +98,13 @@ async def test_a_wallet_cut_off_from_the_broker_for_30s_stops_and_comes_back(
     assert figures["unready_after_s"] is not None, "the wallet stayed ready while cut off"
 
 
-# Passed in four runs here and failed in one CI-like run: a round's player saw a second terminal
-# event after its Settled. What explains it: the frozen instance's transaction can hold its
-# batch's records and offsets, added before the rebalance, and still commit when thawed (KIP-447
-# fences the offsets when they are sent, not the commit); a new owner should wait for such a
-# pending commit (OffsetFetch require_stable, which aiokafka 0.14 does not send, or the state
-# partitions' last stable offset past their high watermark at assignment) before it reads its
-# committed offsets. Until the runtime does, this test is an expected failure that may pass.
-@pytest.mark.xfail(
-    reason="a thawed zombie's pending transaction can commit after its partitions moved "
-    "(the new owner does not wait for pending offset commits: no require_stable)",
-    strict=False,
-)
+# Once an expected failure: a round's player saw a second terminal event after its Settled. The
+# frozen instance's transaction held its batch's records and offsets, added before the rebalance,
+# and could still commit when thawed (KIP-447 fences the offsets when they are sent, not the
+# commit), while the new owner had started from the older offsets and decided the batch again.
+# The new owner now waits for that transaction (holdem.runtime.replay.settled_ends, OffsetFetch
+# with require_stable): it commits when the zombie is thawed in time, or the broker aborts it
+# after the producers' 15 s transaction timeout, which is what bounds the takeover here.
 async def test_a_frozen_settlement_is_fenced_when_thawed_and_never_commits_its_batch(
     compose_stack: ComposeStack,
 ) -> None:

@@ -153,10 +153,18 @@ class Stack:
         return settlement_app(SettlementSettings(**common))
 
     async def start(self, *names: str) -> None:
+        """Start these services and wait until each is ready (its state rebuilt, a member of
+        its group), as a deployment's health check would: a command sent before that is read
+        by a service still rebuilding, and a query answered from a state behind the log."""
+        started = []
         for name in names or SERVICES:
             service = self.create(name)
             await asyncio.wait_for(service.app.start(), WAIT_S)
             self.services[name] = service
+            started.append(service)
+        async with asyncio.timeout(WAIT_S):
+            while not all(service.loop.healthy() for service in started):
+                await asyncio.sleep(0.05)
 
     async def stop(self, *names: str) -> None:
         for name in names or tuple(self.services):

@@ -35,6 +35,13 @@ from holdem.runtime.transport import (
 
 log = structlog.get_logger(__name__)
 FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short
+# How long the broker lets a transaction stay open before it aborts it (and fences its producer).
+# A new owner's rebuild waits for every transaction open when it began (a frozen predecessor's
+# batch: replay.settled_ends, stable offsets): this bounds how long a frozen instance can hold its
+# partitions up (aiokafka's default: 60 s; Kafka Streams under exactly-once: 10 s). A batch's
+# transaction takes well under a second; a broker outage longer than this ends the instances
+# that had one open (exit 70, for their supervisor), which the 12 s outage tests would see.
+TRANSACTION_TIMEOUT_MS = 15_000
 
 
 def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
@@ -81,6 +88,7 @@ class KafkaGroupConsumer:
         self.consumer.subscribe(list(topics), listener=_Rebalance(listener))
 
     async def start(self) -> None:
+        install()  # the committed offsets it starts from are stable ones (KIP-447)
         await self.consumer.start()
 
     async def stop(self) -> None:
@@ -134,6 +142,7 @@ class KafkaProducer:
             enable_idempotence=True,
             acks="all",
             linger_ms=0,
+            transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
         )
         await self._producer.start()
 

@@ -12,7 +12,19 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
    so nothing that member decided becomes visible. ``install()`` (called by the outbox before its
    producer starts) swaps aiokafka's TxnOffsetCommit handler for one that sends v3 with the
    identity the outbox gives its producer (``send_offsets_as``); without one it sends v0.
-2. The consumer's group membership as the coordinator knows it (member id, generation, a rejoin
+2. Stable committed offsets (KIP-447's other half). aiokafka asks a group's committed offsets with
+   OffsetFetch v3, which answers the last committed offset even while a transaction that
+   commits a newer one is still open. A member frozen past its session (a paused container) has
+   such a transaction: its partitions move, the new owner starts from the older offset and
+   decides the frozen member's batch again, and the thawed member's transaction then commits
+   too (two settlements of one round: the frozen-settlement test). Version 7 asks with
+   ``require_stable``: the coordinator answers UNSTABLE_OFFSET_COMMIT until that transaction has
+   committed or aborted. ``install()`` has aiokafka's coordinator send v7, and hands it that
+   answer as the "group loading" one it already asks again after.
+3. High watermarks from a read_committed consumer (``high_watermarks``): aiokafka takes the
+   isolation level of a ListOffsets from the consumer's, and a replay needs both ends of the
+   partitions it reads (``replay.settled_ends``) without a second client's connection and login.
+4. The consumer's group membership as the coordinator knows it (member id, generation, a rejoin
    pending) and its poll clock (a rebuild counts as polling): ``membership``, ``busy``.
 """
 
@@ -24,9 +36,12 @@ from typing import Any
 
 import aiokafka
 import aiokafka.errors as errors
+from aiokafka.consumer import group_coordinator as aiokafka_coordinator
+from aiokafka.consumer.fetcher import READ_UNCOMMITTED
 from aiokafka.producer import sender as aiokafka_sender
 from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import (
+    Boolean,
     CompactArray,
     CompactString,
     Int16,
@@ -38,7 +53,16 @@ from aiokafka.protocol.types import (
 
 from holdem.runtime.transport import Member, Membership
 
-__all__ = ["FENCED", "Member", "Membership", "busy", "install", "membership", "send_offsets_as"]
+__all__ = [
+    "FENCED",
+    "Member",
+    "Membership",
+    "busy",
+    "high_watermarks",
+    "install",
+    "membership",
+    "send_offsets_as",
+]
 
 TESTED = ("0.14.",)  # aiokafka releases whose private API this module was tested with
 if not aiokafka.__version__.startswith(TESTED):
@@ -195,10 +219,102 @@ class FencedTxnOffsetCommitHandler(aiokafka_sender.TxnOffsetCommitHandler):  # t
         return super().handle_response(_AsV0(codes))
 
 
+UNSTABLE_OFFSET_COMMIT = 88  # a transaction that commits offsets of the partition is open
+_GROUP_LOADING = errors.GroupLoadInProgressError.errno  # what aiokafka asks again after
+
+
+class OffsetFetchResponse_v7(Response):  # type: ignore[misc]
+    """Decoded into the shape aiokafka's coordinator reads from v1 to v3 (topic, [(partition,
+    offset, metadata, error code)]); an unstable offset reads as a group still loading."""
+
+    API_KEY = 9
+    API_VERSION = 7
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        (
+            "topics",
+            CompactArray(
+                ("name", CompactString("utf-8")),
+                (
+                    "partitions",
+                    CompactArray(
+                        ("partition_index", Int32),
+                        ("committed_offset", Int64),
+                        ("committed_leader_epoch", Int32),
+                        ("metadata", CompactString("utf-8")),
+                        ("error_code", Int16),
+                        ("tags", TaggedFields),
+                    ),
+                ),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("error_code", Int16),
+        ("tags", TaggedFields),
+    )
+
+    @classmethod
+    def decode(cls, data: Any) -> OffsetFetchResponse_v7:
+        response: OffsetFetchResponse_v7 = super().decode(data)
+        response.topics = [
+            (
+                name,
+                [
+                    (
+                        p,
+                        offset,
+                        metadata or "",
+                        _GROUP_LOADING if code == UNSTABLE_OFFSET_COMMIT else code,
+                    )
+                    for p, offset, _epoch, metadata, code, _ in partitions
+                ],
+            )
+            for name, partitions, _ in response.topics
+        ]
+        return response
+
+
+class OffsetFetchRequest_v7(RequestStruct):  # type: ignore[misc]
+    FLEXIBLE_VERSION = True
+    API_KEY = 9
+    API_VERSION = 7
+    RESPONSE_TYPE = OffsetFetchResponse_v7
+    SCHEMA = Schema(
+        ("group_id", CompactString("utf-8")),
+        (
+            "topics",
+            CompactArray(
+                ("name", CompactString("utf-8")),
+                ("partition_indexes", CompactArray(Int32)),
+                ("tags", TaggedFields),
+            ),
+        ),
+        ("require_stable", Boolean),
+        ("tags", TaggedFields),
+    )
+
+
+class StableOffsetFetchRequest(Request[OffsetFetchRequest_v7]):  # type: ignore[misc]
+    """aiokafka's OffsetFetchRequest as the coordinator builds it, sent as v7 with
+    ``require_stable`` (a broker without v7, older than Kafka 2.5, is refused)."""
+
+    API_KEY = 9
+
+    def __init__(self, consumer_group: str, partitions: list[tuple[str, list[int]]]) -> None:
+        self._consumer_group = consumer_group
+        self._partitions = partitions
+
+    def build(self, request_struct_class: type[OffsetFetchRequest_v7]) -> OffsetFetchRequest_v7:
+        topics: list[Any] = [(topic, list(indexes), {}) for topic, indexes in self._partitions]
+        return request_struct_class(self._consumer_group, topics, True, {})
+
+
 def install() -> None:
-    """Have aiokafka's sender build our handler for every TxnOffsetCommit (idempotent; a producer
-    that names no member still sends v0)."""
+    """Have aiokafka's sender build our handler for every TxnOffsetCommit (a producer that names
+    no member still sends v0), and its consumers' coordinators ask stable committed offsets
+    (idempotent)."""
     aiokafka_sender.TxnOffsetCommitHandler = FencedTxnOffsetCommitHandler
+    aiokafka_coordinator.OffsetFetchRequest = StableOffsetFetchRequest
 
 
 def membership(consumer: aiokafka.AIOKafkaConsumer) -> Membership:
@@ -221,3 +337,21 @@ def busy(consumer: aiokafka.AIOKafkaConsumer) -> contextlib.AbstractContextManag
     subscription = getattr(consumer, "_subscription", None)
     fetching = getattr(subscription, "fetch_context", None)
     return fetching() if callable(fetching) else contextlib.nullcontext()
+
+
+async def high_watermarks(
+    consumer: aiokafka.AIOKafkaConsumer, tps: list[aiokafka.TopicPartition]
+) -> dict[aiokafka.TopicPartition, int]:
+    """The high watermarks of ``tps`` (a read_uncommitted ListOffsets), asked by ``consumer``
+    before it is assigned anything: with nothing assigned it fetches nothing, so no fetch can
+    be sent with the isolation level lent to the offset request."""
+    if consumer.assignment():
+        raise RuntimeError("high_watermarks is for a consumer not assigned anything yet")
+    fetcher = consumer._fetcher
+    kept = fetcher._isolation_level
+    fetcher._isolation_level = READ_UNCOMMITTED
+    try:
+        found: dict[aiokafka.TopicPartition, int] = await consumer.end_offsets(tps)
+        return found
+    finally:
+        fetcher._isolation_level = kept

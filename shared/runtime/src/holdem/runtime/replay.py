@@ -1,4 +1,5 @@
-"""Read topics' partitions from the beginning up to their end offsets (committed data only)."""
+"""Read topics' partitions from the beginning up to their end offsets (committed data only),
+once every transaction open when the read began has ended."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from collections.abc import Collection, Iterable, Mapping
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
 from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.runtime.kafka_internals import high_watermarks
 from holdem.runtime.transport import Apply, Wanted, type_header
 
 FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
 # Records folded between two yields to the event loop: the fold is synchronous, and the
 # consumer group's heartbeats (6 s session) run on the same loop while a service replays.
 YIELD_EVERY = 500
+SETTLE_POLL_S = 0.05  # how often a replay asks whether the transactions open at its start ended
 
 
 __all__ = ["Apply", "Merge", "Wanted", "replay", "type_header"]
@@ -37,7 +40,11 @@ async def replay(
     number's topics merged in the order their records were written (``Merge``). A record
     whose type header ``wanted`` refuses is skipped unparsed. Returns the number of records
     read (applied or skipped). ``TimeoutError`` once ``timeout_s`` pass without the replay
-    getting any further: a long log is read to its end, a stalled read is not waited for."""
+    getting any further: a long log is read to its end, a stalled read is not waited for.
+
+    The end offsets are taken once no transaction open when the replay starts is still open
+    (``settled_ends``): a state rebuilt without the records of one would lack them for good, since
+    they were written before it and only new records follow."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -51,8 +58,9 @@ async def replay(
     )
     await consumer.start()
     try:
+        written = await high_watermarks(consumer, assignment)  # before assign: no fetch yet
         consumer.assign(assignment)
-        ends = await consumer.end_offsets(assignment)  # read_committed: the last stable offsets
+        ends = await settled_ends(consumer, written, timeout_s)
         starts = starts or {}
         pending = {tp for tp in assignment if ends[tp] > starts.get(tp, 0)}
         if not pending:
@@ -86,6 +94,36 @@ async def replay(
         return merge.read
     finally:
         await consumer.stop()
+
+
+async def settled_ends(
+    consumer: AIOKafkaConsumer,
+    written: Mapping[TopicPartition, int],
+    timeout_s: float,
+) -> dict[TopicPartition, int]:
+    """The last stable offsets of the partitions (``consumer`` reads committed data) once each
+    has passed ``written``, its high watermark when the replay began: every transaction with a
+    record written by then has committed or aborted. An instance rebuilding its state needs
+    that. Its own outputs of a batch committed just before may still be behind another
+    producer's open transaction (a service frozen mid-transaction holds the last stable offset
+    back until it is thawed and fenced, or its transaction times out); so may a frozen
+    predecessor's last batch (the zombie), whose transaction can still commit. Read to the last
+    stable offset alone, the state would lack them, and the instance would take its own dealt
+    round for one never dealt. ``TimeoutError`` after ``timeout_s`` (past the producers'
+    transaction timeout, after which the broker aborts what is still open)."""
+    deadline = time.monotonic() + timeout_s
+    tps = list(written)
+    while True:
+        stable: dict[TopicPartition, int] = await consumer.end_offsets(tps)
+        open_ = sorted(tp for tp in tps if stable[tp] < written[tp])
+        if not open_:
+            return stable
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"transactions still open after {timeout_s:.0f}s on {open_}: "
+                f"{[(stable[tp], written[tp]) for tp in open_]}"
+            )
+        await asyncio.sleep(SETTLE_POLL_S)
 
 
 class Merge:
