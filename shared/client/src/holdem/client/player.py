@@ -44,6 +44,7 @@ from holdem.core.contracts import (
     RealityCheckAcknowledged,
     Rebet,
     ResetFun,
+    RoundClosed,
     RoundVoided,
     SessionEnded,
     SessionRejected,
@@ -320,7 +321,8 @@ class Round:
         await self._send(VoidRound, command_id, reason=reason)
 
     async def outcome(self) -> Outcome:
-        """Wait for the round's end and its last money movement (the final balance)."""
+        """Wait for the round's end, its last money movement (the final balance) and the
+        wallet's RoundClosed: the player's next bet is taken from then on."""
         step = self.player.step_s
         try:
             end = self._end or await self.watch.until(CommandRejected, within_s=step)
@@ -330,6 +332,10 @@ class Round:
             money = await self.watch.until(last_movement(end), within_s=step)
             if not isinstance(money, WalletEvent):  # only a terminal event can come instead
                 raise StalledError(f"{self.watch.key}: no wallet movement after {end.type}")
+            # The wallet's last word on the round, written with its last movement (ADR 028): a
+            # lost round's payout of 0 comes after the call captured, and a bet sent before it
+            # would find the round still open in the wallet and be refused.
+            await self.watch.until(RoundClosed, within_s=step)
         finally:
             self.close()
         revealed = next((e for e in self.watch.seen if isinstance(e, Called | Folded)), None)
