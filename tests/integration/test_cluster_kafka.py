@@ -18,7 +18,7 @@ from support.kafka import Cluster
 
 from holdem.client import KafkaConnection, Operator
 from holdem.core.wire.topics import Topics
-from holdem.harness.audit import audit_run
+from holdem.harness.audit import AuditReport, audit_run
 from holdem.harness.demo_report import strategy_for
 from holdem.harness.load import Plan, Tally, fund, play
 from holdem.ops.broker import LocalBroker
@@ -117,25 +117,38 @@ async def min_insync(admin: KafkaConnection, topic: str) -> str:
     return next(str(e[1]) for e in entries if e[0] == "min.insync.replicas")
 
 
+async def deployment(kafka: Cluster, tmp_path: Path, tag: str) -> tuple[Topics, Launcher]:
+    """Fresh topics (RF 3) authorized for the services, and a launcher of the three services."""
+    topics = Topics.unique(tag)
+    prefix = topics.commands.removesuffix(".holdem.commands")
+    await ensure_topics(kafka.admin, topics, partitions=PARTITIONS, wait=60)
+    await kafka.authorize(prefix)
+    vault = {"HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS}
+    launcher = Launcher(
+        kafka.bootstrap, tmp_path, prefix, PARTITIONS, extra_env=vault, credentials=kafka.principals
+    )
+    return topics, launcher
+
+
+def assert_clean(alive: dict[str, bool], tally: Tally, report: AuditReport, logs: str) -> None:
+    """Every service alive, every round ended for its player and in the log, the audit clean."""
+    assert all(alive.values()), f"a service died: {alive} {logs}"
+    assert not tally.stalled, f"rounds that never ended for the player: {tally.stalled} {logs}"
+    assert report.ok, "invariants broken:\n  " + "\n  ".join(report.violations[:30]) + logs
+    assert report.rounds == report.ended == tally.rounds > 0, (report, tally.outcomes)
+
+
 async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
     cluster: tuple[LocalBroker, Cluster], tmp_path: Path
 ) -> None:
     broker, kafka = cluster
     started = time.monotonic()
-    topics = Topics.unique("cluster")
-    prefix = topics.commands.removesuffix(".holdem.commands")
-    await ensure_topics(kafka.admin, topics, partitions=PARTITIONS, wait=60)
-    await kafka.authorize(prefix)
+    topics, launcher = await deployment(kafka, tmp_path, "cluster")
     layout = await partitions(kafka.admin, list(topics.names()))
     assert {len(p["replicas"]) for p in layout} == {NODES}, layout  # RF 3 on every partition
     assert await min_insync(kafka.admin, topics.commands) == "2"
     # The node leading most of the run's partitions: its loss moves the most leaders.
     victim = Counter(p["leader"] for p in layout).most_common(1)[0][0]
-
-    vault = {"HOLDEM_DEALER_VAULT_KEYS": VAULT_KEYS}
-    launcher = Launcher(
-        kafka.bootstrap, tmp_path, prefix, PARTITIONS, extra_env=vault, credentials=kafka.principals
-    )
     plan = Plan(rounds=100_000, players=6, step_s=STEP_S)
     tally = Tally()
     async with launcher, Operator(kafka.operator, topics, PARTITIONS) as client:
@@ -160,7 +173,49 @@ async def test_a_broker_killed_under_load_loses_and_doubles_nothing(
         f"{tally.rounds} rounds in all {dict(tally.outcomes)}; "
         f"{report.records} records audited; {time.monotonic() - started:.0f}s"
     )
-    assert all(alive.values()), f"a service died with the broker: {alive} {logs}"
-    assert not tally.stalled, f"rounds that never ended for the player: {tally.stalled} {logs}"
-    assert report.ok, "invariants broken:\n  " + "\n  ".join(report.violations[:30]) + logs
-    assert report.rounds == report.ended == tally.rounds > 0, (report, tally.outcomes)
+    assert_clean(alive, tally, report, logs)
+
+
+async def test_a_rolling_restart_of_the_cluster_under_load_loses_and_doubles_nothing(
+    cluster: tuple[LocalBroker, Cluster], tmp_path: Path
+) -> None:
+    """Issue 21 item 4: each node in turn stopped in order (controlled shutdown), rounds played on
+    the two left, started again and waited for until every partition is back in sync (with min
+    ISR 2 the next node may go only then), rounds played on three; audited at the end."""
+    broker, kafka = cluster
+    started = time.monotonic()
+    topics, launcher = await deployment(kafka, tmp_path, "rolling")
+    names = [*topics.names(), *INTERNAL]
+    plan = Plan(rounds=100_000, players=6, step_s=STEP_S)
+    tally = Tally()
+    seen: dict[int, dict[str, float]] = {}
+    async with launcher, Operator(kafka.operator, topics, PARTITIONS) as client:
+        await fund(client, plan)
+        stop = asyncio.Event()
+        load = asyncio.create_task(play(client, plan, strategy_for("basic"), stop, tally))
+        try:
+            await more_rounds(tally, "on the whole cluster")
+            for node in range(1, NODES + 1):
+                await asyncio.to_thread(broker.stop_node, node)
+                _, stalled = await more_rounds(tally, f"with node {node} stopped")
+                await asyncio.to_thread(broker.start_node, node)
+                back = time.monotonic()
+                await until(lambda: in_sync(kafka.admin, names), f"node {node} in sync", PHASE_S)
+                in_sync_s = time.monotonic() - back
+                _, after = await more_rounds(tally, f"after node {node} came back")
+                seen[node] = {"stalled_s": stalled, "in_sync_s": in_sync_s, "after_s": after}
+        finally:
+            stop.set()
+        await asyncio.wait_for(load, DRAIN_S)
+        alive = {name: s.alive for name, s in launcher.services.items()}
+        report = await audit_run(kafka.admin, topics)
+
+    logs = f"(service logs in {tmp_path}, broker logs in {broker.run_dir})"
+    figures = {n: {k: round(v, 1) for k, v in f.items()} for n, f in seen.items()}
+    print(
+        f"\nrolling restart of {NODES} nodes: {figures} (seconds: until the first round ended "
+        f"with the node stopped, until it was in sync again, until the next round ended); "
+        f"{tally.rounds} rounds in all {dict(tally.outcomes)}; {report.records} records "
+        f"audited; {time.monotonic() - started:.0f}s"
+    )
+    assert_clean(alive, tally, report, logs)
