@@ -1,0 +1,42 @@
+"""The soak's two-minute version (issue 21 item 1; `make soak` runs the hour): the report is
+written whole, nothing fails, no service logs an error, and the audit is clean. Its figures
+(memory slopes, p99 drift) are the report's, not assertions: two minutes cannot show a slope."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from holdem.harness.soak import NAMES, Config, soak
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
+
+
+async def test_a_two_minute_soak_loses_nothing_and_logs_no_error(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    config = Config(
+        minutes=2,
+        rate=40,
+        out=out,
+        sample_s=5,
+        void_every=50,
+        session_every=20,
+        log_dir=tmp_path / "logs",
+    )
+    found = await soak(config)
+    print("\nsoak:", json.dumps({k: found[k] for k in ("rounds", "memory", "latency", "max_lag")}))
+    assert found["verdict"] == [], found["verdict"]
+    audit = found["audit"]
+    assert audit["ok"] and audit["rounds"] == audit["ended"] == found["rounds"] > 1000, audit
+    # The load mixed what it should: voids and folds beside settled rounds.
+    assert {"voided", "fold", "win", "lose"} <= set(found["outcomes"]), found["outcomes"]
+    assert set(found["memory"]) >= {*NAMES, "broker", "load"}, found["memory"]
+    assert set(found["max_lag"]) == set(NAMES)
+    assert {"rounds", "dealer.vault", "dealer.snapshots"} <= set(found["topics_mb"]), found[
+        "topics_mb"
+    ]
+    for name in ("README.md", "soak.json", "memory.png", "lag.png", "latency.png"):
+        assert (out / name).stat().st_size > 0, name
+    assert json.loads((out / "soak.json").read_text())["rounds"] == found["rounds"]
