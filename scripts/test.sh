@@ -55,5 +55,5 @@ if [[ $# -eq 0 && "$marks" == "not slow" ]]; then
     HOLDEM_TEST_BROKER=container HOLDEM_KAFKA_IMAGE="$image" "${UV:-uv}" run --frozen pytest -m kafka \
         tests/integration/test_auth_kafka.py tests/integration/test_fenced_offsets_kafka.py \
         tests/integration/test_rounds.py tests/integration/test_runtime_kafka.py \
-        tests/integration/test_kafka_smoke.py
+        tests/integration/test_kafka_smoke.py tests/integration/test_pending_transactions_kafka.py
 fi
