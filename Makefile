@@ -9,6 +9,7 @@ SHUFFLES ?= 10000000
 OUT ?= rng-report
 SOAK_MINUTES ?= 60
 SOAK_RATE ?= 80
+SOAK_WARMUP ?= 15
 
 .PHONY: install prometheus postgres chromium run serve test test-containers test-slow chaos soak lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
 
@@ -46,8 +47,8 @@ CHAOS_NODES ?= both
 chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; audit + ownership (CHAOS_ROUNDS, CHAOS_SEED, CHAOS_NODES=1|3|both)
 	$(PY) -m holdem.harness.chaos --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
-soak: install  ## an hour of steady open-loop load (SOAK_MINUTES, SOAK_RATE rounds/s): memory, p99, lag, topic sizes, errors, audit; report in docs/soak/
-	$(PY) -m holdem.harness.soak --minutes $(SOAK_MINUTES) --rate $(SOAK_RATE) --out docs/soak
+soak: install  ## an hour of steady open-loop load after a warm-up (SOAK_MINUTES, SOAK_WARMUP, SOAK_RATE rounds/s): memory, p99, lag, topic sizes, errors, audit; report in docs/soak/
+	$(PY) -m holdem.harness.soak --minutes $(SOAK_MINUTES) --warmup-minutes $(SOAK_WARMUP) --rate $(SOAK_RATE) --out docs/soak
 
 lint: install
 	$(UV) run --frozen ruff check .

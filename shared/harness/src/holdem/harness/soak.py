@@ -8,11 +8,21 @@ round in ``--void-every``. Every ``--sample-s`` seconds it samples each process'
 memory (the broker's too), the consumer lag of each service's group (committed offsets against
 the log's ends, read as admin), the size on disk of every topic (the compacted snapshot topics
 among them), and the error-level lines the services logged. Each round's steps are timed as the
-operator's client sees them. At the end: the audit of every record of the run, and a report
+operator's client sees them.
+
+The hour is measured after ``--warmup-minutes`` of the same load: the services' state is bounded
+(ADR 010) but starts empty, and it fills to its bounds as every player reaches the rounds and
+command ids the wallet keeps of him (his last 512 commands: players x 512 / rate seconds, 12.8
+minutes at 80/s). Memory that grows until then is the bound being reached, not a leak; what the
+soak judges is whether anything still grows once it is reached.
+
+At the end: the audit of every record of the run (warm-up included), and a report
 (``soak.json``, ``README.md`` and PNG plots in ``--out``) with the memory slope of each process
-over the last three quarters of the run (45 minutes of an hour), the p99 of the first and the
-last sixth (ten minutes of an hour), the maximum lag, the errors and the audit. Exits 1 when the
-audit finds a violation, a round stalls or fails, or a service ends."""
+over the last three quarters of the measured hour (45 minutes), the p99 of its first and last
+sixth (ten minutes each), the snapshot topics' sizes, the maximum lag, the errors and the audit.
+Exits 1 when the audit finds a violation, a round stalls or fails, a service ends or logs an
+error, or (for a measured period of at least ``JUDGED_MINUTES``) a service's memory is not flat,
+a step's p99 drifts past the limit or a snapshot topic keeps growing."""
 
 from __future__ import annotations
 
@@ -56,13 +66,22 @@ STEPS = ("bet -> Dealt", "decision -> end", "round")
 TABLES = 8
 # What counts as an error-level line of a service's log: structlog's JSON levels, a traceback.
 ERROR_LINE = re.compile(r'"level": "(error|critical)"|Traceback \(most recent call last\)')
+# aiokafka's warning for a produce it sends again (the broker refused it, retriably)
+RETRY_LINE = re.compile(r"retrying\. Error")
 FLAT_MB_PER_H = 5.0  # a process whose fitted RSS slope stays under this is flat
 P99_DRIFT = 1.2  # last window's p99 within 20% of the first's
+# A compacted topic is cleaned in steps (a segment closes every 10 minutes, the cleaner runs once
+# half of the log is dirty), so its size is a saw-tooth: bounded when the last third's peak stays
+# within this factor of the first third's.
+TOPIC_GROWTH = 1.25
+JUDGED_MINUTES = 30.0  # a shorter measured period cannot show a slope: memory, p99 and topic
+# sizes are then reported, not judged
 
 
 @dataclass(frozen=True)
 class Config:
-    minutes: float = 60.0
+    minutes: float = 60.0  # measured, after the warm-up
+    warmup_minutes: float = 15.0
     # Rounds/s: a quarter of the 308 the services bench saturates at here, not the half the issue
     # names: the closing audit holds every record in memory (3.3 kB each measured), and an hour
     # at 150/s (6.5 million records) would not fit in this machine's 24 GiB.
@@ -84,6 +103,7 @@ class Samples:
     topic_mb: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     steps: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # (ended at, s)
     errors: list[str] = field(default_factory=list)
+    produce_retries: dict[str, int] = field(default_factory=dict)
     rounds: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
     not_offered: int = 0
@@ -156,7 +176,9 @@ class Load:
                 step_s=config.step_s,
                 table_id=f"soak-{n % TABLES}",
             )
-            for n in range(max(16, int(config.rate * 3)))  # 3 s of rounds in flight
+            # 1.5 s of rounds in flight (a round's p99 at this load is about 1.5 s); fewer
+            # players fill the state's per-player bounds sooner (see the module's docstring)
+            for n in range(max(16, int(config.rate * 1.5)))
         ]
         self.free = list(self.players)
         self.played: dict[str, int] = {}
@@ -168,7 +190,8 @@ class Load:
         return STRATEGIES[MIXED[index % len(MIXED)]], BONUS if index % 2 == 0 else 0
 
     async def fund(self) -> None:
-        rounds_each = self.config.rate * self.config.minutes * 60 / len(self.players) * 3 + 100
+        minutes = self.config.warmup_minutes + self.config.minutes
+        rounds_each = self.config.rate * minutes * 60 / len(self.players) * 3 + 100
         amount = int(rounds_each * (ANTE + BONUS + 2 * ANTE))
         await asyncio.gather(*(p.deposit(amount) for p in self.players))
 
@@ -272,6 +295,9 @@ class Sampler:
             for line in text.decode(errors="replace").splitlines():
                 if ERROR_LINE.search(line):
                     self.samples.errors.append(f"{label} at {at:.0f}s: {line[:400]}")
+                elif RETRY_LINE.search(line):
+                    retries = self.samples.produce_retries
+                    retries[label] = retries.get(label, 0) + 1
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -292,42 +318,62 @@ def slope_per_hour(points: Sequence[tuple[float, float]]) -> float:
     return 0.0 if var == 0 else 3600 * sum((t - mx) * (v - my) for t, v in points) / var
 
 
+def peak(points: Sequence[tuple[float, float]]) -> float:
+    return max((v for _, v in points), default=0.0)
+
+
 def figures(
     config: Config, samples: Samples, seconds: float, audit: dict[str, Any]
 ) -> dict[str, Any]:
-    """The report's figures from the samples."""
-    tail_from = seconds / 4  # the last three quarters: 45 minutes of an hour
-    window = seconds / 6  # ten minutes of an hour
+    """The report's figures from the samples; every window is of the measured period, which
+    begins after the warm-up (``seconds``: since the load began, warm-up included)."""
+    begins = min(seconds, config.warmup_minutes * 60)
+    measured = seconds - begins
+    tail_from = begins + measured / 4  # the last three quarters: 45 minutes of an hour
+    window = measured / 6  # ten minutes of an hour
     memory = {}
     for label, points in sorted(samples.rss_mb.items()):
-        tail = [(t, v) for t, v in points if t >= tail_from]
-        slope = slope_per_hour(tail)
+        kept = [(t, v) for t, v in points if t >= begins] or points
+        slope = slope_per_hour([(t, v) for t, v in kept if t >= tail_from])
         memory[label] = {
-            "first_mb": points[0][1],
-            "last_mb": points[-1][1],
-            "max_mb": max(v for _, v in points),
+            "service": label in NAMES,
+            "first_mb": kept[0][1],
+            "last_mb": kept[-1][1],
+            "max_mb": peak(kept),
             "slope_mb_per_h": round(slope, 2),
             "flat": abs(slope) < FLAT_MB_PER_H,
         }
     latency = {}
     for step, points in samples.steps.items():
-        first = [s for t, s in points if t < window]
+        first = [s for t, s in points if begins <= t < begins + window]
         last = [s for t, s in points if t >= seconds - window]
         p99_first, p99_last = percentile(first, 0.99), percentile(last, 0.99)
         latency[step] = {
-            "p50_ms": round(1000 * percentile([s for _, s in points], 0.5), 1),
+            "p50_ms": round(1000 * percentile([s for t, s in points if t >= begins], 0.5), 1),
             "p99_first_ms": round(1000 * p99_first, 1),
             "p99_last_ms": round(1000 * p99_last, 1),
             "ratio": round(p99_last / p99_first, 3) if p99_first else None,
             "n": len(points),
         }
-    sizes = {
-        topic: {"first_mb": points[0][1], "last_mb": points[-1][1]}
-        for topic, points in sorted(samples.topic_mb.items())
-    }
+    third = measured / 3
+    sizes = {}
+    for topic, points in sorted(samples.topic_mb.items()):
+        early = peak([(t, v) for t, v in points if begins <= t < begins + third])
+        late = peak([(t, v) for t, v in points if t >= seconds - third])
+        sizes[topic] = {
+            "first_mb": points[0][1],
+            "last_mb": points[-1][1],
+            "compacted": topic.endswith(".snapshots"),
+            "peak_first_third_mb": early,
+            "peak_last_third_mb": late,
+            "bounded": late <= TOPIC_GROWTH * early,
+        }
     return {
         "config": {k: str(v) for k, v in asdict(config).items()},
         "seconds": round(seconds, 1),
+        "warmup_seconds": round(begins, 1),
+        "measured_seconds": round(measured, 1),
+        "judged": measured >= JUDGED_MINUTES * 60,
         "rounds": samples.rounds,
         "rounds_per_s": round(samples.rounds / seconds, 1) if seconds else 0.0,
         "outcomes": dict(sorted(samples.outcomes.items())),
@@ -340,10 +386,34 @@ def figures(
         "p99_drift_limit": P99_DRIFT,
         "max_lag": {name: max(v for _, v in points) for name, points in samples.lag.items()},
         "topics_mb": sizes,
+        "topic_growth_limit": TOPIC_GROWTH,
         "errors": len(samples.errors),
         "error_lines": samples.errors[:20],
+        "produce_retries": dict(sorted(samples.produce_retries.items())),
         "audit": audit,
+        # per minute, for whoever wants to check a figure or plot it again
+        "series": {
+            "rss_mb": per_minute_last(samples.rss_mb),
+            "topic_mb": per_minute_last(samples.topic_mb),
+            "p99_ms": {
+                k: [(t, round(v, 1)) for t, v in p]
+                for k, p in per_minute_p99(samples.steps).items()
+            },
+        },
     }
+
+
+def per_minute_last(
+    series: dict[str, list[tuple[float, float]]],
+) -> dict[str, list[tuple[int, float]]]:
+    """Each series' last sample of every minute."""
+    found: dict[str, list[tuple[int, float]]] = {}
+    for key, points in sorted(series.items()):
+        minutes: dict[int, float] = {}
+        for t, v in points:
+            minutes[int(t // 60)] = v
+        found[key] = sorted(minutes.items())
+    return found
 
 
 def verdict(found: dict[str, Any]) -> list[str]:
@@ -357,11 +427,24 @@ def verdict(found: dict[str, Any]) -> list[str]:
         bad.append(f"{found['errors']} error lines: {found['error_lines'][:3]}")
     if found["audit"]["rounds"] != found["audit"]["ended"]:
         bad.append("rounds not ended in the log")
+    if not found["judged"]:
+        return bad
+    for label, m in found["memory"].items():
+        if m["service"] and not m["flat"]:
+            bad.append(f"{label}'s memory is not flat: {m['slope_mb_per_h']} MB/h")
+    for step, s in found["latency"].items():
+        if s["ratio"] is None or s["ratio"] > found["p99_drift_limit"]:
+            bad.append(f"{step} p99 drifted: {s['p99_first_ms']} -> {s['p99_last_ms']} ms")
+    for topic, t in found["topics_mb"].items():
+        if t["compacted"] and not t["bounded"]:
+            peaks = f"{t['peak_first_third_mb']} -> {t['peak_last_third_mb']} MB"
+            bad.append(f"{topic} keeps growing: peak {peaks}")
     return bad
 
 
-def plot(samples: Samples, out: Path) -> list[str]:
-    """PNGs of memory, latency (p99 per minute) and lag against minutes; their file names."""
+def plot(samples: Samples, out: Path, warmup_s: float = 0.0) -> list[str]:
+    """PNGs of memory, latency (p99 per minute) and lag against minutes, the warm-up's end
+    marked; their file names."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -377,7 +460,10 @@ def plot(samples: Samples, out: Path) -> list[str]:
         fig, ax = plt.subplots(figsize=(9, 4.5))
         for key, points in sorted(data.items()):
             ax.plot([t / 60 for t, _ in points], [v for _, v in points], label=key)
-        ax.set_xlabel("minutes")
+        if warmup_s > 0:
+            ax.axvline(warmup_s / 60, color="grey", linestyle="--", linewidth=1)
+            ax.text(warmup_s / 60, ax.get_ylim()[1], " warm-up ends", va="top", fontsize="small")
+        ax.set_xlabel("minutes since the load began")
         ax.set_ylabel(label)
         ax.legend(loc="upper left", fontsize="small")
         ax.grid(alpha=0.3)
@@ -406,28 +492,31 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
     lines = [
         "# Soak report",
         "",
-        f"`{command}` on {found['commit']}: {found['seconds'] / 60:.1f} minutes, "
-        f"{found['rounds']} rounds ({found['rounds_per_s']}/s offered "
+        f"`{command}` on {found['commit']}: {found['warmup_seconds'] / 60:.1f} minutes of "
+        f"warm-up, then {found['measured_seconds'] / 60:.1f} minutes measured; "
+        f"{found['rounds']} rounds in all ({found['rounds_per_s']}/s, offered "
         f"{found['config']['rate']}/s, {found['not_offered']} not offered), "
         f"outcomes {found['outcomes']}.",
         "",
         f"Verdict: **{'passed' if not found['verdict'] else 'FAILED'}**"
+        + ("" if found["judged"] else " (too short to judge memory, p99 and topic sizes)")
         + "".join(f"\n- {v}" for v in found["verdict"]),
         "",
-        f"## Memory (slope fitted over the last three quarters; flat: under "
-        f"{found['flat_threshold_mb_per_h']} MB/h)",
+        f"## Memory (measured period; slope fitted over its last three quarters; flat: under "
+        f"{found['flat_threshold_mb_per_h']} MB/h, judged for the services)",
         "",
-        "| process | first MB | last MB | max MB | slope MB/h | flat |",
-        "|---|---|---|---|---|---|",
+        "| process | service | first MB | last MB | max MB | slope MB/h | flat |",
+        "|---|---|---|---|---|---|---|",
     ]
     for label, m in found["memory"].items():
         lines.append(
-            f"| {label} | {m['first_mb']} | {m['last_mb']} | {m['max_mb']} | "
-            f"{m['slope_mb_per_h']} | {'yes' if m['flat'] else 'NO'} |"
+            f"| {label} | {'yes' if m['service'] else 'no'} | {m['first_mb']} | {m['last_mb']} "
+            f"| {m['max_mb']} | {m['slope_mb_per_h']} | {'yes' if m['flat'] else 'NO'} |"
         )
     lines += [
         "",
-        f"## Latency (first and last sixth of the run; drift limit {found['p99_drift_limit']})",
+        f"## Latency (first and last sixth of the measured period; drift limit "
+        f"{found['p99_drift_limit']})",
         "",
         "| step | p50 ms | p99 first ms | p99 last ms | last/first | rounds |",
         "|---|---|---|---|---|---|",
@@ -447,8 +536,17 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         + ", ".join(
             f"{t} {s['first_mb']} -> {s['last_mb']}" for t, s in found["topics_mb"].items()
         ),
+        f"- Compacted (snapshot) topics, peak of the measured period's first and last third "
+        f"(bounded: within {found['topic_growth_limit']}x): "
+        + ", ".join(
+            f"{t} {s['peak_first_third_mb']} -> {s['peak_last_third_mb']} MB "
+            f"({'bounded' if s['bounded'] else 'GROWING'})"
+            for t, s in found["topics_mb"].items()
+            if s["compacted"]
+        ),
         f"- Error-level log lines: {found['errors']}"
         + "".join(f"\n  - `{e}`" for e in found["error_lines"]),
+        f"- Produce requests sent again after a retriable refusal: {found['produce_retries']}",
         f"- Failed rounds: {found['failures']}",
         f"- Audit: {audit['records']} records, {audit['rounds']} rounds, {audit['ended']} ended, "
         f"{len(audit['violations'])} violations ({audit['seconds']} s)",
@@ -511,7 +609,7 @@ async def soak(config: Config) -> dict[str, Any]:
                     asyncio.create_task(load.run(stop)),
                     asyncio.create_task(sampler.run(stop)),
                 ]
-                await asyncio.sleep(config.minutes * 60)
+                await asyncio.sleep((config.warmup_minutes + config.minutes) * 60)
                 stop.set()
                 await asyncio.gather(*tasks)
                 seconds = time.monotonic() - began
@@ -537,9 +635,12 @@ async def soak(config: Config) -> dict[str, Any]:
     found["services_alive_at_end"] = alive
     found["verdict"] = verdict(found) + [f"{n} ended" for n, up in alive.items() if not up]
     config.out.mkdir(parents=True, exist_ok=True)
-    plots = plot(samples, config.out)
+    plots = plot(samples, config.out, found["warmup_seconds"])
     (config.out / "soak.json").write_text(json.dumps(found, indent=1) + "\n")
-    command = f"make soak SOAK_MINUTES={config.minutes:g} SOAK_RATE={config.rate:g}"
+    command = (
+        f"make soak SOAK_MINUTES={config.minutes:g} SOAK_WARMUP={config.warmup_minutes:g} "
+        f"SOAK_RATE={config.rate:g}"
+    )
     (config.out / "README.md").write_text(markdown(found, plots, command))
     return found
 
@@ -548,19 +649,21 @@ def parse_args(argv: list[str] | None) -> Config:
     parser = argparse.ArgumentParser(prog="python -m holdem.harness.soak", description=__doc__)
     add = parser.add_argument
     defaults = Config()
-    add("--minutes", type=float, default=defaults.minutes)
+    add("--minutes", type=float, default=defaults.minutes, help="measured, after the warm-up")
+    add("--warmup-minutes", type=float, default=defaults.warmup_minutes)
     add("--rate", type=float, default=defaults.rate, help="rounds started per second")
     add("--out", type=Path, default=defaults.out, help="where the report goes")
     add("--sample-s", type=float, default=defaults.sample_s)
     add("--void-every", type=int, default=defaults.void_every)
     add("--session-every", type=int, default=defaults.session_every)
     args = parser.parse_args(argv)
-    if args.minutes <= 0 or args.rate <= 0 or args.sample_s <= 0:
-        parser.error("minutes, rate and sample-s must be positive")
+    if args.minutes <= 0 or args.rate <= 0 or args.sample_s <= 0 or args.warmup_minutes < 0:
+        parser.error("minutes, rate and sample-s must be positive, warmup-minutes not negative")
     if min(args.void_every, args.session_every) < 1:
         parser.error("void-every and session-every must be at least 1")
     return Config(
         minutes=args.minutes,
+        warmup_minutes=args.warmup_minutes,
         rate=args.rate,
         out=args.out,
         sample_s=args.sample_s,
@@ -572,7 +675,10 @@ def parse_args(argv: list[str] | None) -> Config:
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
-    print(f"soak: {config.minutes:g} min at {config.rate:g} rounds/s, logs in {config.log_dir}")
+    print(
+        f"soak: {config.warmup_minutes:g} min of warm-up, then {config.minutes:g} min measured, "
+        f"at {config.rate:g} rounds/s; logs in {config.log_dir}"
+    )
     found = asyncio.run(soak(config))
     print(json.dumps({k: found[k] for k in ("rounds", "memory", "latency", "max_lag")}, indent=1))
     for line in found["verdict"]:

@@ -1,0 +1,124 @@
+"""The soak's judgement (issue 21's acceptance) on synthetic samples: the warm-up is left out of
+every window, a service's memory must be flat after it, a step's p99 must not drift, a snapshot
+topic must not keep growing, and a run too short to show a slope is reported, not judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from holdem.harness.soak import (
+    FLAT_MB_PER_H,
+    NAMES,
+    Config,
+    Samples,
+    figures,
+    markdown,
+    slope_per_hour,
+    verdict,
+)
+
+AUDIT = {"ok": True, "records": 10, "rounds": 2, "ended": 2, "violations": [], "seconds": 1.0}
+WARMUP, MEASURED = 15 * 60, 60 * 60
+SECONDS = WARMUP + MEASURED
+
+
+def run(
+    rss: dict[str, Any] | None = None,
+    step_s: Any = None,
+    snapshot_mb: Any = None,
+    warmup_minutes: float = 15,
+    seconds: float = SECONDS,
+) -> dict[str, Any]:
+    """The figures and verdict of a run sampled every 10 s; by default every service grows
+    50 MB during the warm-up and is flat after it, every round takes 0.2 s and the snapshot
+    topic saw-tooths between 20 and 40 MB."""
+    samples = Samples(rounds=2)
+    times = range(0, int(seconds) + 1, 10)
+    grow = rss or {}
+    for label in (*NAMES, "broker"):
+        shape = grow.get(label, lambda t: 100 + 50 * min(t, WARMUP) / WARMUP)
+        samples.rss_mb[label] = [(t, shape(t)) for t in times]
+    latency = step_s or (lambda t: 0.2)
+    samples.steps["bet -> Dealt"] = [(t + 0.5, latency(t)) for t in times for _ in range(3)]
+    size = snapshot_mb or (lambda t: 20 + 20 * ((t % 600) / 600))
+    samples.topic_mb["wallet.snapshots"] = [(t, size(t)) for t in times]
+    samples.topic_mb["rounds"] = [(t, t / 10) for t in times]  # an event log grows: not judged
+    config = Config(warmup_minutes=warmup_minutes, out=Path("unused"))
+    found = figures(config, samples, seconds, AUDIT)
+    found["verdict"] = verdict(found)
+    return found
+
+
+def test_growth_during_the_warm_up_is_not_judged_and_a_flat_hour_passes() -> None:
+    found = run()
+
+    assert found["judged"] and found["verdict"] == [], found["verdict"]
+    assert found["warmup_seconds"] == WARMUP and found["measured_seconds"] == MEASURED
+    assert all(m["slope_mb_per_h"] == 0 for m in found["memory"].values())
+    assert found["memory"]["wallet"]["first_mb"] == 150  # the window starts after the warm-up
+
+
+def test_a_state_still_filling_after_the_warm_up_is_judged_not_flat() -> None:
+    def filling(t: float) -> float:  # the last soak's wallet: its bounds full after 26 minutes
+        return 100 + 150 * min(t, 26 * 60) / (26 * 60)
+
+    found = run(rss={"wallet": filling}, warmup_minutes=0)
+
+    assert found["memory"]["wallet"]["slope_mb_per_h"] > FLAT_MB_PER_H
+    assert any("wallet's memory is not flat" in line for line in found["verdict"])
+    assert run(rss={"wallet": filling}, warmup_minutes=30)["verdict"] == []
+
+
+def test_a_service_that_keeps_growing_fails_and_a_growing_broker_does_not() -> None:
+    def leak(t: float) -> float:
+        return 100 + 10 * t / 3600  # 10 MB/h
+
+    found = run(rss={"settlement": leak, "broker": leak})
+
+    assert found["memory"]["settlement"]["slope_mb_per_h"] == 10.0
+    assert found["memory"]["broker"]["slope_mb_per_h"] == 10.0
+    assert [line for line in found["verdict"] if "memory" in line] == [
+        "settlement's memory is not flat: 10.0 MB/h"
+    ]
+
+
+def test_p99_of_the_last_ten_minutes_must_stay_within_a_fifth_of_the_first() -> None:
+    def slower(t: float) -> float:
+        return 0.2 if t < SECONDS - 600 else 0.25  # +25% in the last ten minutes
+
+    found = run(step_s=slower)
+
+    assert found["latency"]["bet -> Dealt"]["ratio"] == 1.25
+    assert any("bet -> Dealt p99 drifted" in line for line in found["verdict"])
+    assert run(step_s=lambda t: 0.2 if t < SECONDS - 600 else 0.23)["verdict"] == []
+
+
+def test_the_first_latency_window_starts_after_the_warm_up() -> None:
+    def slow_start(t: float) -> float:
+        return 1.0 if t < WARMUP else 0.2
+
+    found = run(step_s=slow_start)
+
+    assert found["latency"]["bet -> Dealt"]["p99_first_ms"] == 200.0
+    assert found["verdict"] == []
+
+
+def test_a_snapshot_topic_that_keeps_growing_fails_an_event_log_does_not() -> None:
+    found = run(snapshot_mb=lambda t: 20 + t / 60)  # a MB a minute: compaction is not keeping up
+
+    assert [line.split(":")[0] for line in found["verdict"]] == ["wallet.snapshots keeps growing"]
+    assert found["topics_mb"]["rounds"]["compacted"] is False
+
+
+def test_a_short_run_reports_and_does_not_judge() -> None:
+    found = run(warmup_minutes=0.5, seconds=120, rss={"wallet": lambda t: 100 + t})
+
+    assert not found["judged"] and found["verdict"] == []
+    assert found["memory"]["wallet"]["slope_mb_per_h"] == 3600.0
+    assert "too short to judge" in markdown(found | {"commit": "x"}, [], "make soak")
+
+
+def test_slope_is_least_squares_per_hour() -> None:
+    assert slope_per_hour([(0, 1.0), (1800, 2.0), (3600, 3.0)]) == 2.0
+    assert slope_per_hour([(0, 5.0)]) == 0.0
