@@ -205,6 +205,7 @@ def closed(
         currency="EUR",
         staked=ANTE + bonus + call,
         returned=total,
+        net=total - (ANTE + bonus + call),
     )
 
 

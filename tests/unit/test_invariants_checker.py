@@ -78,6 +78,7 @@ class Run:
         """The wallet's round.closed after the round's last movement (ADR 028)."""
         outcome = "voided" if voided else "settled"
         fields = {"currency": "EUR", "staked": staked, "returned": returned, "outcome": outcome}
+        fields["net"] = returned - staked
         self.add("rounds", RoundClosed(**game.envelope("closed", 7), **fields))
 
     def bet(self, game: RoundEvents) -> None:

@@ -133,6 +133,7 @@ def round_closed(state: State, events: list[Message], ctx: Context) -> RoundClos
         mode=stake.mode,
         staked=staked,
         returned=last.amount,
+        net=last.amount - staked,
     )
 
 

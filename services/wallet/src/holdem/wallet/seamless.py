@@ -323,13 +323,15 @@ def _closed(
     settled = isinstance(reply, Credited)
     released = stake.call_hold if stake.call == "released" else 0
     player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
+    returned = reply.amount - released if settled else stake.taken
     closed = RoundClosed(
         **ctx.envelope(player_id, round_id),
         outcome="settled" if settled else "voided",
         currency=debit.currency,
         mode=debit.mode,
         staked=stake.taken,
-        returned=reply.amount - released if settled else stake.taken,
+        returned=returned,
+        net=returned - stake.taken,
     )
     notice = RoundClosedNotice(
         **ctx.envelope(player_id, round_id),

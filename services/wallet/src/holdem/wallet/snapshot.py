@@ -2,12 +2,17 @@
 from the state's own types (pydantic, as the contracts): a field added to ``Stake``, ``Account``,
 ``Evidence`` or ``Bridge`` is snapshotted and checked without a line here.
 
+v7: the numbers of accounts, rounds and command ids it holds (``counts``), which loading checks
+(ADR 032): a body that lost rows is refused, not loaded short. This release reads v7 and writes
+v6 (``SNAPSHOT_WRITES``), so that a release that reads v6 only can run beside it and a rollback
+to it loads what this one wrote; the next release writes v7.
 v6: player protection (ADR 028): limits, blocks, the day's totals, the sessions as the wallet
 sees them. v5: the promotion account and the free-hand campaigns, a stake's campaign (ADR 029).
 v4: records (the seamless requests, a round's reveal) nested, stakes and accounts as rows of
-their fields. v5, v4 and v3 still load, read as the v6 document they would be (``_v5_as_v6``:
-nothing was limited or blocked before v6; ``_v4_as_v5``, ``_v3_as_v4``); older ones are
-refused, so the state is rebuilt by a full replay (the rebets need the bets of the window)."""
+their fields. v6, v5, v4 and v3 still load, read as the v7 document they would be
+(``_v6_as_v7``: counted; ``_v5_as_v6``: nothing was limited or blocked before v6;
+``_v4_as_v5``, ``_v3_as_v4``); older and newer ones are refused, so the state is rebuilt by a
+full replay (the rebets need the bets of the window)."""
 
 from __future__ import annotations
 
@@ -51,9 +56,10 @@ else:  # written as rows: there are as many as rounds and accounts
     StakeRow = row(Stake)
     CampaignRow = row(Campaign)
 
-SNAPSHOT_VERSION: Final = 6
+SNAPSHOT_VERSION: Final = 7  # the newest this release reads
+SNAPSHOT_WRITES: Final = 6  # what it writes (ADR 032)
 SERVICE: Final = "wallet"
-__all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
+__all__ = ["SNAPSHOT_VERSION", "SNAPSHOT_WRITES", "SnapshotError", "dump_state", "load_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +80,7 @@ class Body:
     open and pending sets are recounted from their status."""
 
     service: Literal["wallet"]
-    version: Annotated[int, Field(strict=True, ge=6, le=6)]  # a Literal[6] would take 6.0
+    version: Annotated[int, Field(strict=True, ge=7, le=7)]  # a Literal[7] would take 7.0
     accounts: list[tuple[AccountKey, AccountRow]]
     house: list[tuple[HouseKey, int]]  # the house's balance may be negative
     rounds: dict[str, StakeRow]
@@ -90,19 +96,43 @@ class Body:
     promo: list[tuple[HouseKey, int]]  # what promotions paid, net: never above 0 (v5)
     campaigns: dict[str, dict[str, CampaignRow]]  # v5
     protection: ProtectionBody  # v6
+    counts: Counts  # v7
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How many of its most numerous rows a body holds (v7)."""
+
+    accounts: NonNegativeInt
+    rounds: NonNegativeInt
+    commands: NonNegativeInt
+
+    @staticmethod
+    def of(document: dict[str, Any]) -> dict[str, int]:
+        """The counts of a body's JSON document (of any version since v4)."""
+        answered = mapping(document["answered"]).values()
+        return {
+            "accounts": len(items(document["accounts"])),
+            "rounds": len(mapping(document["rounds"])),
+            "commands": sum(len(items(seen)) for seen in answered),
+        }
 
 
 BODY: Final = TypeAdapter(Body)
 
 
-def dump_state(state: State) -> bytes:
-    """The snapshot of ``state``: ``load_state`` gives back an equal state."""
+def dump_state(state: State, version: int = SNAPSHOT_WRITES) -> bytes:
+    """The snapshot of ``state`` as a v``version`` body (v6 or v7): ``load_state`` gives back
+    an equal state."""
+    if version not in (6, 7):
+        raise ValueError(f"the wallet writes v6 or v7 snapshots, not v{version}")
     applied: dict[str, list[str]] = {}
     for player_id, key in sorted(state.applied):
         applied.setdefault(player_id, []).append(key)
     body = Body(
         service=SERVICE,
         version=SNAPSHOT_VERSION,
+        counts=Counts(len(state.accounts), len(state.rounds), len(state.commands)),
         accounts=list(state.accounts.items()),
         house=list(state.house.items()),
         rounds=state.rounds,
@@ -129,6 +159,8 @@ def dump_state(state: State) -> bytes:
         promo=list(state.promo.items()),
         campaigns=state.campaigns,
     )
+    if version == 6:
+        return BODY.dump_json(body, exclude={"counts"}).replace(b'"version":7', b'"version":6', 1)
     return BODY.dump_json(body)
 
 
@@ -140,6 +172,14 @@ def load_state(raw: bytes) -> State:
 
 
 def _state(body: Body) -> State:
+    state = _fields(body)
+    found = Counts(len(state.accounts), len(state.rounds), len(state.commands))
+    if found != body.counts:
+        raise SnapshotError(f"the body holds {found}, its counts say {body.counts}")
+    return state
+
+
+def _fields(body: Body) -> State:
     state = State(
         accounts=dict(body.accounts),
         house=dict(body.house),
@@ -243,7 +283,12 @@ def _v5_as_v6(document: dict[str, Any]) -> dict[str, Any]:
     """A v5 document as the v6 one it would be: no protection yet (nothing limited, nobody
     blocked, no day or session counted)."""
     empty: dict[str, Any] = {"limits": [], "blocked": {}, "days": [], "plays": []}
-    return {**document, "version": SNAPSHOT_VERSION, "protection": empty}
+    return {**document, "version": 6, "protection": empty}
+
+
+def _v6_as_v7(document: dict[str, Any]) -> dict[str, Any]:
+    """A v6 document as the v7 one it would be: counted as it is."""
+    return {**document, "version": 7, "counts": Counts.of(document)}
 
 
 def _rows(value: Any, size: int) -> list[list[Any]]:
@@ -261,7 +306,8 @@ def _upgrade(*steps: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[An
 
 # older versions, read as the current one they would be
 UPGRADES: Final = {
-    3: _upgrade(_v3_as_v4, _v4_as_v5, _v5_as_v6),
-    4: _upgrade(_v4_as_v5, _v5_as_v6),
-    5: _upgrade(_v5_as_v6),
+    3: _upgrade(_v3_as_v4, _v4_as_v5, _v5_as_v6, _v6_as_v7),
+    4: _upgrade(_v4_as_v5, _v5_as_v6, _v6_as_v7),
+    5: _upgrade(_v5_as_v6, _v6_as_v7),
+    6: _upgrade(_v6_as_v7),
 }

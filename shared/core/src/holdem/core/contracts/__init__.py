@@ -6,6 +6,7 @@ stable ``type`` and a ``version``; unknown optional fields are ignored.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -134,6 +135,7 @@ from holdem.core.contracts.tables import (
     TableTerms,
     TimeoutPolicy,
 )
+from holdem.core.contracts.versions import Versioned, upcast
 from holdem.core.contracts.wallet import (
     CallCaptured,
     CallHeld,
@@ -309,6 +311,13 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
 )  # fmt: skip
 
 
+# The types with older versions they read through upcasts (ADR 032).
+VERSIONED: dict[str, type[Versioned]] = {}
+for _model in ALL_MODELS:
+    if issubclass(_model, Versioned):
+        VERSIONED[str(_model.model_fields["type"].default)] = _model
+
+
 class ContractError(ValueError):
     """A record that is not a valid message for its topic; ``reason`` says which way."""
 
@@ -330,6 +339,9 @@ def parse(role: str, raw: bytes | str) -> Any:
         # Strict: exactly what the published JSON Schema allows (no 0 for a time, no 1.0 for 1).
         return adapter.validate_json(raw, strict=True)
     except ValidationError as error:
+        older = _as_newest(raw)
+        if older is not None:  # an older version its type still reads (ADR 032)
+            return parse(role, older)
         first = error.errors()[0]
         if first["type"] in {"union_tag_invalid", "union_tag_not_found"}:
             raise ContractError(Reason.UNKNOWN_TYPE, first["msg"]) from None
@@ -337,6 +349,17 @@ def parse(role: str, raw: bytes | str) -> Any:
             raise ContractError(Reason.MALFORMED, first["msg"]) from None
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
+
+
+def _as_newest(raw: bytes | str) -> bytes | None:
+    """``raw`` as the newest version of its type, if it is an older one that type reads."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    model = VERSIONED.get(str(body.get("type"))) if isinstance(body, dict) else None
+    newer = None if model is None else upcast(model, body)
+    return None if newer is None else json.dumps(newer).encode()
 
 
 def type_names(*models: type[Envelope]) -> frozenset[str]:
@@ -349,7 +372,10 @@ def type_names(*models: type[Envelope]) -> frozenset[str]:
 
 
 def dump(message: Envelope) -> bytes:
-    """The wire form of a message (JSON, UTF-8)."""
+    """The wire form of a message (JSON, UTF-8), at the version this release writes of it
+    (``holdem.core.contracts.versions``)."""
+    if isinstance(message, Versioned):
+        return message.written()
     return message.model_dump_json().encode()
 
 

@@ -9,12 +9,14 @@ on ``holdem.rounds`` (``PlayerBlocked``, ``PlayerUnblocked``). ``RoundClosed`` o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from holdem.core.contracts.base import (
+    MAX_AMOUNT,
     Amount,
     Command,
     Currency,
@@ -23,6 +25,7 @@ from holdem.core.contracts.base import (
     Mode,
 )
 from holdem.core.contracts.rounds import RoundEvent
+from holdem.core.contracts.versions import Step, Versioned
 from holdem.core.contracts.wallet import Fingerprint
 
 MAX_SESSION_LENGTH_S: Final = 7 * 24 * 3600  # a week: anything longer is not a session limit
@@ -139,24 +142,45 @@ class PlayerUnblocked(PlayerEvent):
     version: Literal[1] = 1
 
 
-class RoundClosed(RoundEvent):
+def _closed_v1_as_v2(body: dict[str, Any]) -> dict[str, Any]:
+    staked, returned = body.get("staked"), body.get("returned")
+    both = type(staked) is int and type(returned) is int  # else the v2 checks say what is wrong
+    return {**body, "net": returned - staked} if both else body  # type: ignore[operator]
+
+
+def _closed_v2_as_v1(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if k != "net"}
+
+
+class RoundClosed(Versioned, RoundEvent):
     """The round takes no more money movements: written by the wallet after its last one (the
     payout of a Settled, the refund of a RoundVoided; in seamless mode once the operator's
     wallet acknowledged the credit or rollback). One per round that took a stake. ``staked``:
-    what the round took (ante, bonus, a captured call); ``returned``: what it gave back."""
+    what the round took (ante, bonus, a captured call); ``returned``: what it gave back.
+
+    v2: ``net``, the player's result (``returned - staked``: negative when he lost), which a
+    v1 record is read with (ADR 032). This release reads both and still writes v1, so that a
+    release that reads v1 only can run beside it; the next one writes v2."""
 
     type: Literal["round.closed"] = "round.closed"
-    version: Literal[1] = 1
+    version: Literal[2] = 2
     outcome: Literal["settled", "voided"]
     currency: Currency
     mode: Mode = Mode.REAL
     staked: Amount
     returned: Amount
+    net: Annotated[int, Field(strict=True, ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+
+    UPCASTS: ClassVar[Mapping[int, Step]] = {1: _closed_v1_as_v2}
+    DOWNCASTS: ClassVar[Mapping[int, Step]] = {2: _closed_v2_as_v1}
+    WRITES: ClassVar[int | None] = 1
 
     @model_validator(mode="after")
     def _voided_returns_the_stakes(self) -> RoundClosed:
         if self.outcome == "voided" and self.returned != self.staked:
             raise ValueError("a voided round returns exactly what it took")
+        if self.net != self.returned - self.staked:
+            raise ValueError("net is what the round returned less what it took")
         return self
 
 
