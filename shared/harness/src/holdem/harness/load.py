@@ -7,6 +7,8 @@ import math
 import time
 import uuid
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from holdem.client import Operator, Player, Refused, Round, StalledError, Voided
@@ -133,6 +135,22 @@ async def play(
     await asyncio.gather(*(player(p) for p in plan.player_ids()))
     tally.finished = time.monotonic()
     return tally
+
+
+@asynccontextmanager
+async def under_load(
+    operator: Operator, plan: Plan, decide: Decide, tally: Tally, drain_s: float
+) -> AsyncIterator[Tally]:
+    """The plan's players funded and playing while the block runs (a fault, an upgrade);
+    at its end the load stops and the rounds in flight finish within ``drain_s``."""
+    await fund(operator, plan)
+    stop = asyncio.Event()
+    load = asyncio.create_task(play(operator, plan, decide, stop, tally))
+    try:
+        yield tally
+    finally:
+        stop.set()
+        await asyncio.wait_for(load, drain_s)
 
 
 async def play_round(
