@@ -48,7 +48,7 @@ class Versioned(BaseModel):
         while current > target:
             body = {**self.DOWNCASTS[current](body), "version": current - 1}
             current -= 1
-        return json.dumps(body, separators=(",", ":")).encode()
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 # (Upcasting is done on the record's JSON by ``holdem.core.contracts.parse``, not in a model
