@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import functools
 import json
-import signal
 import socket
 import subprocess
 import time
@@ -18,46 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
+
+from support.provisioned import die_with_parent, provisioned, stop, tail
 
 REPO = Path(__file__).resolve().parents[2]
 PROVISION = REPO / "deploy" / "prometheus" / "provision.sh"
 PROVISION_TIMEOUT_S = 600  # a cold cache downloads Debian's package (~20 MB)
 READY_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 15.0
-PR_SET_PDEATHSIG = 1
-
-
-@functools.cache
-def _bin_dir() -> Path | str:
-    """The provisioned folder, or the script's one-line reason why not."""
-    try:
-        done = subprocess.run(
-            [str(PROVISION)], capture_output=True, text=True, timeout=PROVISION_TIMEOUT_S
-        )
-    except subprocess.TimeoutExpired:
-        return f"{PROVISION} took over {PROVISION_TIMEOUT_S}s"
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        reason = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"promtool/prometheus could not be provisioned: {reason}"
-    return Path(lines[-1])
 
 
 def binary(name: str) -> Path:
     """deploy/prometheus/.cache/bin/<name> (``promtool`` or ``prometheus``), provisioned on
     first use; a failure, never a skip, when it cannot be had."""
-    found = _bin_dir()
-    if isinstance(found, str):
-        pytest.fail(found, pytrace=False)
-    return found / name
-
-
-def _die_with_parent() -> None:
-    """In the child: SIGTERM when the test process dies, so no server outlives a killed run."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    return provisioned(PROVISION, PROVISION_TIMEOUT_S, "promtool/prometheus") / name
 
 
 def free_loopback_port() -> int:
@@ -120,7 +92,7 @@ class PrometheusServer:
             f"--web.listen-address=127.0.0.1:{self.port}",
         ]
         self.process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+            command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent
         )
         log.close()
         wait_until(self._ready, "Prometheus /-/ready", READY_TIMEOUT_S)
@@ -137,18 +109,10 @@ class PrometheusServer:
         return False
 
     def stop(self) -> int | None:
-        if self.process is None:
-            return None
-        self.process.terminate()
-        try:
-            return self.process.wait(STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait(STOP_TIMEOUT_S)
+        return stop(self.process, STOP_TIMEOUT_S)
 
     def log(self, lines: int = 30) -> str:
-        text = (self.workdir / "prometheus.log").read_text(errors="replace")
-        return "\n".join(text.splitlines()[-lines:])
+        return tail(self.workdir / "prometheus.log", lines)
 
     def api(self, path: str, **params: str) -> Any:
         """The ``data`` of a /api/v1 answer (which must say success)."""
