@@ -61,19 +61,39 @@ make_tls() {
 # The listener part of server.properties. Clients: SCRAM-SHA-512 (SASL_PLAINTEXT, or SASL_SSL with
 # --tls). Controller: SASL PLAIN on loopback, because SCRAM credentials live in the metadata log
 # the controller serves, so the controller cannot check them before that log is up.
+# With a proxied port (arguments 4 and 5: the port it listens on, the port it is advertised as),
+# a second client listener, PROXIED, with CLIENT's protocol and mechanism: a proxy (the fault
+# tests' toxiproxy) listens on the advertised port and forwards to it. Kafka clients connect to
+# the addresses the metadata advertises on the listener they came in by, so the clients that
+# bootstrap through the proxy stay behind it, and those of CLIENT never meet it.
 auth_properties() {
-    local protocol="$1" broker_port="$2" controller_port="$3" pw
+    local protocol="$1" broker_port="$2" controller_port="$3" proxied="${4:-}" advertised="${5:-}"
+    local pw listeners="CLIENT://127.0.0.1:$broker_port" map="CLIENT:$protocol" name
+    local advertise="CLIENT://127.0.0.1:$broker_port"
+    local -a names=(client)
     pw="$(secret broker)"
+    if [[ -n "$proxied" ]]; then
+        listeners+=",PROXIED://127.0.0.1:$proxied"
+        advertise+=",PROXIED://127.0.0.1:$advertised"
+        map+=",PROXIED:$protocol"
+        names+=(proxied)
+    fi
     cat <<EOF
-listeners=CLIENT://127.0.0.1:$broker_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=CLIENT://127.0.0.1:$broker_port
+listeners=$listeners,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=$advertise
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=CLIENT
-listener.security.protocol.map=CLIENT:$protocol,CONTROLLER:SASL_PLAINTEXT
+listener.security.protocol.map=$map,CONTROLLER:SASL_PLAINTEXT
 sasl.enabled.mechanisms=$SCRAM_MECHANISM
 sasl.mechanism.inter.broker.protocol=$SCRAM_MECHANISM
-listener.name.client.sasl.enabled.mechanisms=$SCRAM_MECHANISM
-listener.name.client.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$pw";
+EOF
+    for name in "${names[@]}"; do
+        cat <<EOF
+listener.name.$name.sasl.enabled.mechanisms=$SCRAM_MECHANISM
+listener.name.$name.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$pw";
+EOF
+    done
+    cat <<EOF
 sasl.mechanism.controller.protocol=PLAIN
 listener.name.controller.sasl.enabled.mechanisms=PLAIN
 listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="$pw" user_broker="$pw";
@@ -83,30 +103,36 @@ allow.everyone.if.no.acl.found=false
 super.users=User:admin;User:broker
 EOF
     if [[ "$protocol" == SASL_SSL ]]; then
+        for name in "${names[@]}"; do
+            cat <<EOF
+listener.name.$name.ssl.keystore.type=PEM
+listener.name.$name.ssl.keystore.location=$RUN_DIR/tls/broker.pem
+listener.name.$name.ssl.truststore.type=PEM
+listener.name.$name.ssl.truststore.location=$RUN_DIR/tls/ca.pem
+EOF
+        done
         cat <<EOF
-listener.name.client.ssl.keystore.type=PEM
-listener.name.client.ssl.keystore.location=$RUN_DIR/tls/broker.pem
-listener.name.client.ssl.truststore.type=PEM
-listener.name.client.ssl.truststore.location=$RUN_DIR/tls/ca.pem
 ssl.truststore.type=PEM
 ssl.truststore.location=$RUN_DIR/tls/ca.pem
 EOF
     fi
 }
 
-# clients/<principal>.env: the HOLDEM_KAFKA_* variables every client of the game reads.
+# clients/<principal>.env: the HOLDEM_KAFKA_* variables every client of the game reads. A third
+# argument names another folder of the run dir for them (proxied-clients: the same principals,
+# bootstrapping through the proxy).
 write_client_envs() {
-    local protocol="$1" bootstrap="$2" name file
-    mkdir -p -m 700 "$RUN_DIR/clients"
+    local protocol="$1" bootstrap="$2" folder="${3:-clients}" name file
+    mkdir -p -m 700 "$RUN_DIR/$folder"
     for name in "${PRINCIPALS[@]}"; do
         # A storage formatted before this principal existed has no secret (nor SCRAM user) for
         # it: no env file then (make serve WIPE=1 formats one that has).
         [[ -f "${SECRETS_DIR:-$RUN_DIR/secrets}/$name" ]] || continue
-        file="$RUN_DIR/clients/$name.env"
+        file="$RUN_DIR/$folder/$name.env"
         (
             umask 077
             {
-                echo "# kafka.sh: the $name principal of the broker in $RUN_DIR"
+                echo "# kafka.sh: the $name principal of the broker in $RUN_DIR${3:+, through the proxy at $bootstrap}"
                 echo "HOLDEM_KAFKA_BOOTSTRAP=$bootstrap"
                 echo "HOLDEM_KAFKA_SECURITY_PROTOCOL=$protocol"
                 echo "HOLDEM_KAFKA_SASL_MECHANISM=$SCRAM_MECHANISM"

@@ -97,6 +97,7 @@ cluster_up() {
     local java count started attempt rc kept=0
     count="$(node_count)"
     [[ "$TLS" == 0 ]] || die "--tls is for the single-node broker only"
+    [[ -z "$PROXIED_PORT" ]] || die "--proxied-port is for the single-node broker only"
     if [[ "$WIPE" == 0 && -f "$RUN_DIR/state" ]]; then
         die "$RUN_DIR holds a single-node broker: --wipe to replace it with a $count-node cluster"
     fi

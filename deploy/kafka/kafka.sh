@@ -2,12 +2,18 @@
 # A real single-node Apache Kafka (KRaft, broker+controller in one JVM) from Maven Central jars, no Docker.
 #
 #   kafka.sh fetch                      download the broker classpath once into .cache/libs/
-#   kafka.sh up     [--dir DIR] [--watch PID] [--tls] [--wipe]
+#   kafka.sh up     [--dir DIR] [--watch PID] [--tls] [--wipe] [--proxied-port R]
 #                                       start on 127.0.0.1, wait until ready, print the bootstrap
 #                                       address as the last stdout line. A fresh DIR is formatted
 #                                       with new free ports and new credentials; a DIR with data is
 #                                       started again as it was (same ports, same credentials)
 #                                       unless --wipe. --tls: SASL_SSL instead of SASL_PLAINTEXT.
+#                                       --proxied-port R: a second client listener (same protocol
+#                                       and SCRAM) on a free port Q of its own, advertised as
+#                                       127.0.0.1:R, for a proxy that listens on R and forwards to
+#                                       Q (the network-fault tests' toxiproxy); DIR/proxied holds
+#                                       "Q R", DIR/proxied-clients/ the env files with bootstrap R.
+#                                       One node only; kept by later ups of DIR.
 #   kafka.sh down   [--dir DIR] [--wipe] SIGTERM, wait, SIGKILL after KAFKA_STOP_TIMEOUT seconds;
 #                                       the data stays unless --wipe
 #   kafka.sh restart [--dir DIR] [--watch PID]
@@ -21,7 +27,9 @@
 #   kafka.sh stop-node N [--dir DIR]    SIGTERM node N (controlled shutdown), SIGKILL if it hangs
 #   kafka.sh start-node N [--dir DIR]   start node N again on its data, wait until it is ready
 #
-# DIR defaults to deploy/kafka/.run/. Clients authenticate with SCRAM-SHA-512: DIR/clients/
+# DIR defaults to deploy/kafka/.run/; DIR/data (the log dir) may be a mount point of its own (the
+# disk-full test's small filesystem): a wipe empties it then, and leaves the mount.
+# Clients authenticate with SCRAM-SHA-512: DIR/clients/
 # <principal>.env (admin, dealer, wallet, settlement, query, operator, backoffice) holds the HOLDEM_KAFKA_* variables
 # of each. The ACLs are applied by `python -m holdem.ops.acl apply` (make kafka-up does).
 # --watch PID stops the broker (and drops its data) when PID exits, so a test session that is
@@ -100,10 +108,12 @@ parse_dir() {
     TLS=0
     WIPE=0
     NODES=1
+    PROXIED_PORT=""
     while [[ $# -gt 0 ]]; do
         case "$1" in
             --dir) RUN_DIR="$2"; shift 2 ;;
             --nodes) NODES="$2"; shift 2 ;;
+            --proxied-port) PROXIED_PORT="$2"; shift 2 ;;
             --watch) WATCH_PID="$2"; shift 2 ;;
             --tls) TLS=1; shift ;;
             --wipe) WIPE=1; shift ;;
@@ -113,6 +123,27 @@ parse_dir() {
     mkdir -p "$RUN_DIR"
     RUN_DIR="$(cd "$RUN_DIR" && pwd)"
     [[ "$NODES" =~ ^[0-9]+$ && "$NODES" -ge 1 ]] || die "--nodes wants a count >= 1, not $NODES"
+    [[ -z "$PROXIED_PORT" || "$PROXIED_PORT" =~ ^[0-9]+$ ]] || die "--proxied-port wants a port, not $PROXIED_PORT"
+}
+
+# The log dir's contents go; the dir itself too unless it is a mount point (rmdir refuses one).
+drop_data() {
+    [[ -d "$1" ]] || return 0
+    find "$1" -mindepth 1 -delete
+    rmdir "$1" 2>/dev/null || true
+}
+
+# DIR/proxied: "Q R", the port the PROXIED listener binds and the one it is advertised as.
+# --proxied-port R on a dir without one: Q is ${1:-a new free port}; on a dir with one, R moves.
+set_proxied() {
+    local listen advertised
+    [[ -n "$PROXIED_PORT" ]] || return 0
+    if [[ -f "$RUN_DIR/proxied" ]]; then
+        read -r listen advertised <"$RUN_DIR/proxied"
+    else
+        listen="${1:-$(free_ports 1)}"
+    fi
+    echo "$listen $PROXIED_PORT" >"$RUN_DIR/proxied"
 }
 
 # The pid file may outlive its process and the pid be reused: only trust a live kafka.Kafka of this dir.
@@ -146,9 +177,18 @@ cluster_id() {
 
 # Holds the broker's password: readable by the owner only.
 write_config() {
-    local protocol="$1" broker_port="$2" controller_port="$3"
+    local protocol="$1" broker_port="$2" controller_port="$3" proxied=()
+    [[ -f "$RUN_DIR/proxied" ]] && read -r -a proxied <"$RUN_DIR/proxied"
     write_node_config "$RUN_DIR" 1 "1@127.0.0.1:$controller_port" 1 1 \
-        "$protocol" "$broker_port" "$controller_port"
+        "$protocol" "$broker_port" "$controller_port" "${proxied[@]}"
+}
+
+# With a proxied listener: DIR/proxied-clients/<principal>.env, bootstrap 127.0.0.1:R.
+write_proxied_envs() {
+    local protocol="$1" advertised
+    [[ -f "$RUN_DIR/proxied" ]] || return 0
+    read -r _ advertised <"$RUN_DIR/proxied"
+    write_client_envs "$protocol" "127.0.0.1:$advertised" proxied-clients
 }
 
 # One KRaft broker+controller: its dir, node id, the quorum's voters, replication factor and
@@ -189,8 +229,16 @@ prepare_fresh() {
     local java="$1" protocol ports
     protocol="SASL_PLAINTEXT"
     [[ "$TLS" == 1 ]] && protocol="SASL_SSL"
-    rm -rf "$RUN_DIR/data" "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/state"
-    ports="$(free_ports)"
+    drop_data "$RUN_DIR/data"
+    rm -rf "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/state" "$RUN_DIR/proxied" \
+        "$RUN_DIR/proxied-clients"
+    if [[ -n "$PROXIED_PORT" ]]; then
+        ports="$(free_ports 3)"
+        set_proxied "${ports##* }"
+        ports="${ports% *}"
+    else
+        ports="$(free_ports)"
+    fi
     make_secrets
     [[ "$protocol" == SASL_SSL ]] && make_tls
     write_config "$protocol" "${ports% *}" "${ports#* }"
@@ -201,6 +249,7 @@ prepare_fresh() {
         "${scram[@]}" >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
     chmod 700 "$RUN_DIR/data"  # the records, and the users' salted SCRAM credentials
     write_client_envs "$protocol" "127.0.0.1:${ports% *}"
+    write_proxied_envs "$protocol"
     # Written last: a dir with a state file is a complete storage that `up` may start again.
     echo "$protocol ${ports% *} ${ports#* }" >"$RUN_DIR/state"
 }
@@ -212,8 +261,10 @@ prepare_kept() {
     if [[ "$TLS" == 1 && "$protocol" != SASL_SSL ]]; then
         die "$RUN_DIR holds a $protocol broker: --tls needs --wipe (a new storage)"
     fi
+    set_proxied
     write_config "$protocol" "$broker_port" "$controller_port"
     write_client_envs "$protocol" "127.0.0.1:$broker_port"
+    write_proxied_envs "$protocol"
     log "starting again on the kept data of $RUN_DIR (same ports and credentials)"
 }
 
@@ -344,8 +395,9 @@ cmd_down() {
     if is_cluster; then cluster_down; return; fi
     cmd_down_quiet
     if [[ "$WIPE" == 1 ]]; then
-        rm -rf "$RUN_DIR/data" "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/secrets" \
-            "$RUN_DIR/state" "$RUN_DIR/server.properties"
+        drop_data "$RUN_DIR/data"
+        rm -rf "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/secrets" "$RUN_DIR/state" \
+            "$RUN_DIR/server.properties" "$RUN_DIR/proxied" "$RUN_DIR/proxied-clients"
         log "wiped the data and credentials of $RUN_DIR"
     fi
 }
@@ -364,6 +416,8 @@ cmd_status() {
     local pid
     if pid="$(running_pid)"; then
         echo "running pid=$pid bootstrap=$(cat "$RUN_DIR/bootstrap" 2>/dev/null || echo '?') dir=$RUN_DIR clients=$RUN_DIR/clients"
+        [[ -f "$RUN_DIR/proxied" ]] &&
+            echo "proxied listener=127.0.0.1:$(cut -d' ' -f1 "$RUN_DIR/proxied") advertised=127.0.0.1:$(cut -d' ' -f2 "$RUN_DIR/proxied") clients=$RUN_DIR/proxied-clients"
         return 0
     fi
     echo "stopped dir=$RUN_DIR"
@@ -377,5 +431,5 @@ case "${1:-}" in
     restart) shift; cmd_restart "$@" ;;
     status) shift; cmd_status "$@" ;;
     kill-node|stop-node|start-node) cmd_node "$@" ;;
-    *) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

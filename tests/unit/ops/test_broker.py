@@ -65,6 +65,23 @@ def test_a_node_outside_the_cluster_is_refused_before_kafka_sh_runs(
     assert not calls.exists()
 
 
+def test_a_proxied_port_is_passed_to_kafka_sh_and_its_listener_read_from_the_run_dir(
+    calls: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    broker = LocalBroker(run, proxied_port=45001, watch=False)
+    broker.authorize = lambda prefix: None  # type: ignore[method-assign]  # no ACLs to apply
+    with pytest.raises(LaunchError, match="no proxied listener"):
+        broker.proxied_listener  # noqa: B018  # the property reads the file kafka.sh writes
+    broker.up()
+    assert calls.read_text().splitlines() == [f"up --dir {run} --wipe --proxied-port 45001"]
+    run.mkdir()
+    (run / "proxied").write_text("45002 45001\n")  # what kafka.sh writes: "Q R"
+    assert broker.proxied_listener == "127.0.0.1:45002"
+    with pytest.raises(ValueError, match="one node"):
+        LocalBroker(run, nodes=3, proxied_port=45001)
+
+
 def test_a_cluster_is_not_tls_and_has_at_least_one_node() -> None:
     with pytest.raises(ValueError, match="TLS"):
         LocalBroker(Path(os.devnull), nodes=3, tls=True)

@@ -82,7 +82,10 @@ class LocalBroker:
     applied: one node, or ``nodes`` (3: replication factor 3, min.insync.replicas 2) whose
     bootstrap lists them all and whose nodes can be killed and started one at a time. Fresh
     storage at every ``up`` and dropped at ``down`` unless ``keep`` (then ``up`` restarts it on
-    its data, ports and credentials: ``make serve``); a temp dir of ours is removed at ``down``."""
+    its data, ports and credentials: ``make serve``); a temp dir of ours is removed at ``down``.
+    ``proxied_port`` (one node): a second SASL listener advertised as 127.0.0.1:``proxied_port``,
+    where a proxy of the caller's (toxiproxy) listens and forwards to ``proxied_listener``; the
+    clients of ``proxied_principals`` go through it, those of ``principals`` do not."""
 
     def __init__(
         self,
@@ -92,9 +95,12 @@ class LocalBroker:
         keep: bool = False,
         watch: bool = True,
         nodes: int = 1,
+        proxied_port: int | None = None,
     ) -> None:
         if nodes < 1 or (tls and nodes > 1):
             raise ValueError(f"nodes must be >= 1, and TLS is for one node only: {nodes}, {tls}")
+        if proxied_port is not None and nodes > 1:
+            raise ValueError(f"a proxied listener is for one node only, not {nodes}")
         self._own_dir = run_dir is None
         self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="holdem-kafka-"))
         self.bootstrap: str | None = None
@@ -104,6 +110,7 @@ class LocalBroker:
             *(["--tls"] if tls else []),
             *([] if keep else ["--wipe"]),
             *(["--nodes", str(nodes)] if nodes > 1 else []),
+            *(["--proxied-port", str(proxied_port)] if proxied_port is not None else []),
         ]
         self._watch = watch  # stop (and drop) the broker when this process dies
 
@@ -131,6 +138,19 @@ class LocalBroker:
 
     def principals(self) -> dict[str, KafkaConnection]:
         return read_principals(self.clients_dir)
+
+    def proxied_principals(self) -> dict[str, KafkaConnection]:
+        """Every principal as it connects through the proxy (``proxied_port``)."""
+        return read_principals(self.run_dir / "proxied-clients")
+
+    @property
+    def proxied_listener(self) -> str:
+        """host:port the proxied listener binds: where the proxy forwards to."""
+        try:
+            listen, _advertised = (self.run_dir / "proxied").read_text().split()
+        except (OSError, ValueError) as error:
+            raise LaunchError(f"no proxied listener in {self.run_dir}: {error}") from error
+        return f"127.0.0.1:{listen}"
 
     def authorize(self, prefix: str) -> None:
         """Apply the ACL set of topic ``prefix`` as admin (in a thread: callable from a loop)."""
