@@ -100,13 +100,16 @@ def test_kill_sigkills_the_run_dirs_broker_and_nothing_else(tmp_path: Path) -> N
             time.sleep(0.01)
     try:
         (tmp_path / "pid").write_text(str(other.pid))
+        assert not LocalBroker(tmp_path).running()
         with pytest.raises(LaunchError, match="not its broker"):
             LocalBroker(tmp_path).kill()
         assert other.poll() is None
 
         (tmp_path / "pid").write_text(str(broker.pid))
+        assert LocalBroker(tmp_path).running()
         assert LocalBroker(tmp_path).kill() == broker.pid
         assert broker.wait(timeout=10) == -signal.SIGKILL
+        assert not LocalBroker(tmp_path).running()
     finally:
         other.kill()
         broker.kill()

@@ -1,4 +1,5 @@
-"""Read a whole topic, every partition from the beginning to its end (committed data only)."""
+"""Read a whole topic, every partition from the beginning to its end (committed data only,
+unless asked for everything)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,20 @@ READ_TIMEOUT_S = 120.0
 
 
 async def read_topic(
-    connection: KafkaConnection | str, topic: str, timeout_s: float = READ_TIMEOUT_S
+    connection: KafkaConnection | str,
+    topic: str,
+    timeout_s: float = READ_TIMEOUT_S,
+    *,
+    committed: bool = True,
 ) -> list[ConsumerRecord[bytes, bytes]]:
     """Every committed record of ``topic`` up to the end offsets taken when the read starts.
-    The audit reads the vault too, so it runs as ``admin``."""
+    The audit reads the vault too, so it runs as ``admin``. ``committed=False``: every record
+    in the log, those of aborted and open transactions too (what a read_committed reader must
+    never see; the disk-full test counts them)."""
     connection = as_connection(connection)
     consumer = AIOKafkaConsumer(
         **connection.kwargs(),
-        isolation_level="read_committed",
+        isolation_level="read_committed" if committed else "read_uncommitted",
         enable_auto_commit=False,
         auto_offset_reset="earliest",
     )

@@ -180,6 +180,17 @@ class LocalBroker:
         self.bootstrap = lines[-1]
         return self.bootstrap
 
+    def running(self) -> bool:
+        """Whether the JVM of a single broker's run dir lives now (one that halted itself, on a
+        log dir that failed, say, does not)."""
+        if self.nodes != 1:
+            raise ValueError("a cluster's nodes live one by one: kafka.sh status")
+        try:
+            pid = _broker_pid(self.run_dir)
+        except LaunchError:
+            return False
+        return not _zombie(pid)
+
     def kill(self) -> int:
         """SIGKILL a single broker (a crash: no controlled shutdown, no flush) and wait until
         it is gone; ``up`` then starts it on its data when ``keep``. Returns its pid."""
