@@ -6,7 +6,7 @@ producers fail, the services say so (or exit 70 for their supervisor), and once 
 gone the broker is started again on its data, as an operator's supervisor would, and the
 services recover. Nothing of a transaction the disk cut short is visible to read_committed
 readers: the audit reads only those, and is clean. Decisions:
-docs/adr/032-network-and-disk-faults.md."""
+docs/adr/033-network-and-disk-faults.md."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ connections that are reset, each under a steady load and audited at the end.
 Only the services' traffic crosses the proxy: the broker's PROXIED listener is advertised as the
 proxy's port (``kafka.sh up --proxied-port``), so their clients, sent by the metadata to the
 advertised address, stay behind it; the test's own clients (the players' SDK, the admin's audit)
-use the CLIENT listener and never meet a fault. Decisions: docs/adr/032-network-and-disk-faults.md.
+use the CLIENT listener and never meet a fault. Decisions: docs/adr/033-network-and-disk-faults.md.
 """
 
 from __future__ import annotations
