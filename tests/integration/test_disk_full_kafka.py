@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -29,7 +30,8 @@ from holdem.harness.audit_read import read_topic
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
 
-pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]
+# Usually under 2 minutes; the bound covers the slow recovery below (RECOVER_S).
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
 
 DISK_MB = 64  # the broker's data disk: a few MB of a short run's records, the rest for the filler
 WARM_UP = 40  # rounds ended before anything is measured
@@ -41,6 +43,12 @@ HALT_S = 60.0  # bound on the broker's reaction to the full disk
 # retries a send before it gives up: the players are the operator's, not under test here.
 LOUD_WITHIN_S = 20.0
 AFTER_S = 10.0  # the load measured once rounds flow again
+# Bound on rounds ending again once the broker is back. Usually 20-40 s; but a transaction the
+# halt left open was once not aborted by the restarted broker at its timeout, and the dealer's
+# rebuild waited for it (ADR 031) until its 120 s bound, exited 70 and was restarted, whose new
+# producer epoch ended it: rounds flowed again about 2.5 minutes after the space returned. Slow,
+# not wrong (the audit was clean); ADR 033 records it as open.
+RECOVER_S = 300.0
 # What a service says when it cannot reach the broker, or its fatal exit's line.
 LOUD = re.compile(r'"event": "(broker not answering[^"]*|fatal: exiting)"')
 
@@ -172,6 +180,8 @@ async def test_a_full_data_disk_stops_the_broker_and_everything_recovers_when_sp
             seen["broker_halted_after_s"] = halt = await halted(broker, HALT_S)
             assert halt is not None, f"the broker still runs on a full disk ({broker.run_dir})"
             seen["broker_said"] = sorted(set(broker_lines(broker)))
+            # Kept for a post-mortem: the start on its data begins a new server.log.
+            shutil.copy(broker.run_dir / "server.log", broker.run_dir / "server.log.halted")
             said = await loud(launcher, logged, LOUD_WITHIN_S)
             seen["full_for_s"] = round(time.monotonic() - filled.at, 1)
             seen["services_said"] = said
@@ -181,7 +191,7 @@ async def test_a_full_data_disk_stops_the_broker_and_everything_recovers_when_sp
             began = time.monotonic()
             await asyncio.to_thread(broker.up)  # on its data, as its supervisor would
             seen["broker_start_s"] = round(time.monotonic() - began, 1)
-            await run.flow.more(2 * PLAYERS, "after space returned")
+            await run.flow.more(2 * PLAYERS, "after space returned", RECOVER_S)
             await asyncio.sleep(AFTER_S)
             run.mark("end")
         report = await audited(run)

@@ -59,6 +59,7 @@ class Flow:
 
     tally: Tally
     points: list[Mark] = field(default_factory=list)
+    load: asyncio.Task[Tally] | None = None  # the players: their failure ends every wait
 
     def mark(self) -> Mark:
         return Mark(time.monotonic(), self.tally.rounds, len(self.tally.latencies))
@@ -76,6 +77,9 @@ class Flow:
         start = self.tally.rounds
         deadline = time.monotonic() + within_s
         while self.tally.rounds < start + rounds:
+            if self.load is not None and self.load.done():
+                self.load.result()  # the players' own error (the SDK's), if that is what ended it
+                raise AssertionError(f"the load ended while waiting for {rounds} rounds {what}")
             if time.monotonic() > deadline:
                 raise AssertionError(f"not within {within_s:.0f}s: {rounds} rounds {what}")
             await asyncio.sleep(SAMPLE_S)
@@ -184,10 +188,10 @@ async def steady_load(
     async with Operator(broker.connection("operator"), topics, PARTITIONS) as client:
         await fund(client, plan)
         stop = asyncio.Event()
-        tasks = [
-            asyncio.create_task(play(client, plan, STRATEGIES["basic"], stop, figures.tally)),
-            asyncio.create_task(flow.watch(stop)),
-        ]
+        flow.load = asyncio.create_task(
+            play(client, plan, STRATEGIES["basic"], stop, figures.tally)
+        )
+        tasks = [flow.load, asyncio.create_task(flow.watch(stop))]
         watch = asyncio.create_task(supervisor.run())
         try:
             run = Run(broker, topics, launcher, figures, flow)
