@@ -53,6 +53,7 @@ from holdem.core.strategy import STRATEGIES, Decide
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import audit_run
+from holdem.harness.chaos import Figures, Supervisor
 from holdem.harness.load import percentile
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
@@ -548,6 +549,8 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         + "".join(f"\n  - `{e}`" for e in found["error_lines"]),
         f"- Produce requests sent again after a retriable refusal: {found['produce_retries']}",
         f"- Failed rounds: {found['failures']}",
+        f"- Services that exited and were restarted (label:exit code): {found.get('exits', {})}, "
+        f"seconds to ready again: {found.get('restart_to_ready_s', [])}",
         f"- Audit: {audit['records']} records, {audit['rounds']} rounds, {audit['ended']} ended, "
         f"{len(audit['violations'])} violations ({audit['seconds']} s)",
         "",
@@ -591,6 +594,7 @@ async def soak(config: Config) -> dict[str, Any]:
             broker.bootstrap, config.log_dir, prefix, PARTITIONS, credentials=principals
         )
         samples = Samples()
+        restarts = Figures("soak")
         await launcher.start(NAMES)
         for label in set(launcher.services) - set(NAMES):
             launcher.services[label].retired = True
@@ -602,6 +606,10 @@ async def soak(config: Config) -> dict[str, Any]:
                 load = Load(operator, config, samples, topics.prefix[-8:])
                 await load.fund()
                 sampler = Sampler(config, samples, launcher, broker, principals["admin"], topics)
+                # A service that exits (exit 70: fenced, evicted, a broken invariant) is started
+                # again, as its supervisor would in production; each such exit is a failure
+                # of the run, and the run goes on to show what followed.
+                supervisor = Supervisor(launcher, restarts)
                 stop = asyncio.Event()
                 began = time.monotonic()
                 load.began = sampler.began = began
@@ -609,9 +617,11 @@ async def soak(config: Config) -> dict[str, Any]:
                     asyncio.create_task(load.run(stop)),
                     asyncio.create_task(sampler.run(stop)),
                 ]
+                watch = asyncio.create_task(supervisor.run())
                 await asyncio.sleep((config.warmup_minutes + config.minutes) * 60)
                 stop.set()
                 await asyncio.gather(*tasks)
+                watch.cancel()
                 seconds = time.monotonic() - began
             alive = {label: launcher.services[label].alive for label in NAMES}
         finally:
@@ -633,7 +643,13 @@ async def soak(config: Config) -> dict[str, Any]:
     found = figures(config, samples, seconds, audit)
     found["commit"] = git_head()
     found["services_alive_at_end"] = alive
-    found["verdict"] = verdict(found) + [f"{n} ended" for n, up in alive.items() if not up]
+    found["exits"] = dict(restarts.exits)  # "label:code": unasked exits the supervisor restarted
+    found["restart_to_ready_s"] = [round(s, 1) for s in restarts.restarts]
+    found["verdict"] = (
+        verdict(found)
+        + [f"{n} ended" for n, up in alive.items() if not up]
+        + ([f"exited and restarted: {found['exits']}"] if found["exits"] else [])
+    )
     config.out.mkdir(parents=True, exist_ok=True)
     plots = plot(samples, config.out, found["warmup_seconds"])
     (config.out / "soak.json").write_text(json.dumps(found, indent=1) + "\n")
