@@ -42,13 +42,6 @@ FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep 
 # transaction takes well under a second; a broker outage longer than this ends the instances
 # that had one open (exit 70, for their supervisor), which the 12 s outage tests would see.
 TRANSACTION_TIMEOUT_MS = 15_000
-# How long the transactional producer waits before it sends a refused produce again. The broker
-# refuses a batch's first write while the previous transaction's markers are still being written
-# (Kafka 3.6+'s partition verification answers CONCURRENT_TRANSACTIONS, which an older produce
-# version sees as NOT_ENOUGH_REPLICAS): the soak saw 3,900 such retries an hour at 80 rounds/s,
-# each 100 ms (aiokafka's default) added to a round. The markers take a few milliseconds; the
-# Java client retries AddPartitionsToTxn after 20 ms for the same reason.
-RETRY_BACKOFF_MS = 20
 
 
 def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
@@ -150,7 +143,6 @@ class KafkaProducer:
             acks="all",
             linger_ms=0,
             transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
-            retry_backoff_ms=RETRY_BACKOFF_MS,
         )
         await self._producer.start()
 
