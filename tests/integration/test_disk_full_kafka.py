@@ -38,9 +38,9 @@ WARM_UP = 40  # rounds ended before anything is measured
 PHASE_S = 15.0
 HALT_S = 60.0  # bound on the broker's reaction to the full disk
 # The disk stays full (and the broker down) until every service has said so, at most this long;
-# a service's "broker not answering" comes about 5 s after its broker's last answer. The whole
-# outage (this, then the start on its data) must stay under the 40 s the players' SDK producer
-# retries a send before it gives up: the players are the operator's, not under test here.
+# a service's "broker not answering" comes about 5 s after its broker's last answer. The players
+# (the operator's, not under test) wait for the broker up to PLAYER_SEND_S (support.faults), so
+# the whole outage (this, then the start on its data) is not bound by the SDK's default 40 s.
 LOUD_WITHIN_S = 20.0
 AFTER_S = 10.0  # the load measured once rounds flow again
 # Bound on rounds ending again once the broker is back. Usually 20-40 s; but a transaction the

@@ -33,6 +33,11 @@ DRAIN_S = 240.0  # bound on the rounds in flight once the load stops
 WAIT_S = 180.0  # bound on each wait for rounds to end
 SAMPLE_S = 0.2
 FLOWING_S = 5.0  # "flowing again": a window this long that ends half the rounds it did before
+# How long a player's command may wait for the broker's acknowledgement: the players are the
+# operator's, whose client rides out a broker restart (the disk-full test's outage is the wait
+# for every service to say so, then the broker's start, 20-40 s on a loaded machine), instead
+# of the SDK's default 40 s, past which the load itself, not the services, would fail the test.
+PLAYER_SEND_S = 150.0
 
 
 def free_ports(count: int) -> list[int]:
@@ -185,7 +190,8 @@ async def steady_load(
     flow = Flow(figures.tally)
     supervisor = Supervisor(launcher, figures)
     plan = Plan(rounds=100_000, players=PLAYERS, step_s=STEP_S)
-    async with Operator(broker.connection("operator"), topics, PARTITIONS) as client:
+    operator = broker.connection("operator")
+    async with Operator(operator, topics, PARTITIONS, send_timeout_s=PLAYER_SEND_S) as client:
         await fund(client, plan)
         stop = asyncio.Event()
         flow.load = asyncio.create_task(

@@ -100,3 +100,16 @@ def test_the_play_tables_defaults_are_the_wallets_and_the_dealers() -> None:
     assert info.limits.bonus_max == fields["table_bonus_max"].default
     assert info.currency == fields["table_currency"].default
     assert info.decision_s == DealerSettings.model_fields["decision_timeout_s"].default
+
+
+def test_the_send_timeout_is_the_producers_request_timeout_and_must_be_positive() -> None:
+    assert Operator(KafkaConnection("h:1"), Topics())._producer_kwargs()["request_timeout_ms"] == (
+        40_000
+    )
+    patient = Operator(KafkaConnection("h:1"), Topics(), send_timeout_s=120)
+    kwargs = patient._producer_kwargs()
+    assert kwargs["request_timeout_ms"] == 120_000
+    assert (kwargs["acks"], kwargs["enable_idempotence"]) == ("all", True)
+    for bad in (0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="send_timeout_s"):
+            Operator(KafkaConnection("h:1"), Topics(), send_timeout_s=bad)

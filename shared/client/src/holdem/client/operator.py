@@ -133,6 +133,11 @@ class Operator(ProtectionCommands):
     ``connection`` defaults to ``KafkaConnection.from_env()`` (the ``HOLDEM_KAFKA_*`` variables),
     ``topics`` to ``topics_from_env()``; ``partitions`` is read from the broker when not given.
 
+    ``send_timeout_s`` bounds how long ``send`` waits for the broker to acknowledge a command
+    (aiokafka's ``request_timeout_ms``, 40 s by default) before it raises ``KafkaTimeoutError``;
+    a client that must ride out a broker restart gives it longer. What was not acknowledged may
+    still have arrived: resend it with the same ``command_id`` (one effect, guide section 8).
+
     Every command carries the ``operator`` header (ADR 021): ``operator_id``, by default the
     tenant the topics' prefix names (``default`` without one), and the ``brand`` header when a
     brand is given (here for every command, or per ``send``). A round's records carry the brand
@@ -153,8 +158,12 @@ class Operator(ProtectionCommands):
         *,
         operator_id: str | None = None,
         brand: str | None = None,
+        send_timeout_s: float = 40.0,
     ) -> None:
+        if not send_timeout_s > 0:
+            raise ValueError(f"send_timeout_s must be positive: {send_timeout_s}")
         self.connection = connection or KafkaConnection.from_env()
+        self.send_timeout_s = send_timeout_s
         self.topics = topics or topics_from_env()
         self.partitions = partitions
         self.operator_id = operator_id or operator_of_prefix(self.topics.prefix)
@@ -171,6 +180,15 @@ class Operator(ProtectionCommands):
         self._streams: list[asyncio.Queue[Message]] = []
         self._router: asyncio.Task[None] | None = None
         self.events_seen = 0
+
+    def _producer_kwargs(self) -> dict[str, Any]:
+        return {
+            **self.connection.kwargs(),
+            "acks": "all",
+            "enable_idempotence": True,
+            "linger_ms": 0,
+            "request_timeout_ms": round(self.send_timeout_s * 1000),
+        }
 
     def _consumer_kwargs(self) -> dict[str, Any]:
         return {
@@ -190,9 +208,7 @@ class Operator(ProtectionCommands):
             raise
 
     async def _start(self) -> None:
-        producer = self._producer = AIOKafkaProducer(
-            **self.connection.kwargs(), acks="all", enable_idempotence=True, linger_ms=0
-        )
+        producer = self._producer = AIOKafkaProducer(**self._producer_kwargs())
         consumer = self._consumer = AIOKafkaConsumer(**self._consumer_kwargs())
         await producer.start()
         await consumer.start()
