@@ -131,6 +131,14 @@ class Metrics:
             registry=registry,
         )
 
+        self.duplicate_instance = Gauge(
+            "holdem_duplicate_instance",
+            "1 while another live member of the group uses this instance's HOLDEM_INSTANCE_ID "
+            "(holdem.runtime.twins, ADR 034)",
+            ["service"],
+            registry=registry,
+        )
+
     def observe(
         self, service: str, cause: Envelope, events: Iterable[Envelope], now: datetime
     ) -> None:
