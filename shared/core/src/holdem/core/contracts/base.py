@@ -63,6 +63,7 @@ class Command(Message):
     """Operator → us. ``command_id`` is the client's idempotency key."""
 
     TOPIC: ClassVar[str] = "commands"
+    OWNER: ClassVar[str] = ""  # the service that answers it, and its command ids' scope
     command_id: Id
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
@@ -16,6 +16,7 @@ class PlaceBet(Command):
     deployment's default table, whose terms come from the wallet's HOLDEM_TABLE_* settings
     (ADR 018); v1 stays accepted so current clients keep working."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.place_bet"] = "command.place_bet"
     version: Literal[1, 2] = 2
     round_id: Id
@@ -41,6 +42,7 @@ class Rebet(Command):
     """Start round ``round_id`` with the bets the player last asked for at ``table_id``, through
     the same limits, chips and auto-adjust as a PlaceBet (nothing_to_rebet if there are none)."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.rebet"] = "command.rebet"
     version: Literal[1] = 1
     round_id: Id
@@ -50,6 +52,7 @@ class Rebet(Command):
 class GrantFun(Command):
     """The operator adds play money to the player's fun balance (mode fun only, ever)."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.grant_fun"] = "command.grant_fun"
     version: Literal[1] = 1
     currency: Currency
@@ -59,6 +62,7 @@ class GrantFun(Command):
 class ResetFun(Command):
     """The operator sets the player's available fun balance to ``amount`` (0 clears it)."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.reset_fun"] = "command.reset_fun"
     version: Literal[1] = 1
     currency: Currency
@@ -66,12 +70,14 @@ class ResetFun(Command):
 
 
 class Call(Command):
+    OWNER: ClassVar[str] = "dealer"
     type: Literal["command.call"] = "command.call"
     version: Literal[1] = 1
     round_id: Id
 
 
 class Fold(Command):
+    OWNER: ClassVar[str] = "dealer"
     type: Literal["command.fold"] = "command.fold"
     version: Literal[1] = 1
     round_id: Id
@@ -80,6 +86,7 @@ class Fold(Command):
 class VoidRound(Command):
     """The operator declares a malfunction for a round: it is voided and every stake refunded."""
 
+    OWNER: ClassVar[str] = "dealer"
     type: Literal["command.void_round"] = "command.void_round"
     version: Literal[1] = 1
     round_id: Id
@@ -87,6 +94,7 @@ class VoidRound(Command):
 
 
 class Deposit(Command):
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.deposit"] = "command.deposit"
     version: Literal[1] = 1
     currency: Currency
@@ -95,6 +103,7 @@ class Deposit(Command):
 
 
 class Withdraw(Command):
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.withdraw"] = "command.withdraw"
     version: Literal[1] = 1
     currency: Currency

@@ -91,6 +91,7 @@ class TableCommand(TableMessage):
     """Admin → us on ``holdem.admin``; ``command_id`` is the idempotency key (per table)."""
 
     TOPIC: ClassVar[str] = "admin"
+    OWNER: ClassVar[str] = "wallet"  # it keeps the table book (ADR 018)
     command_id: Id
 
 
