@@ -8,13 +8,21 @@ requester reads only the partition of its own id.
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from holdem.core.contracts.base import Amount, Balance, CardText, Currency, Id, Message, Mode
+from holdem.core.contracts.base import (
+    Amount,
+    Balance,
+    CardText,
+    Currency,
+    Id,
+    Message,
+    Mode,
+    Timestamp,
+)
 from holdem.core.contracts.tables import MAX_HISTORY
 
 Language = Literal["en", "bg", "ro", "ms", "nb"]  # the rule sheets' languages (holdem.core.terms)
@@ -88,8 +96,8 @@ class RoundView(BaseModel):
     table_id: Id | None = None
     table_version: int | None = Field(default=None, ge=0)
     session_id: Id | None = None  # the session the round is played in (reply v2, ADR 020)
-    started_at: datetime
-    ended_at: datetime | None = None
+    started_at: Timestamp
+    ended_at: Timestamp | None = None
     ante: Amount
     aa_bonus: Amount
     call: Amount = 0  # the call stake once called (2 x ante)
