@@ -25,6 +25,7 @@ from holdem.core.contracts import (
     Mode,
     OpenRoundQuery,
     OpenRoundReply,
+    PromoCredited,
     QueryReason,
     QueryRefused,
     RoundSummaryQuery,
@@ -36,6 +37,7 @@ from holdem.query.app import create_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
 from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.transport import TYPE_HEADER
 
 
 @dataclass
@@ -198,3 +200,24 @@ async def test_a_query_under_another_players_key_is_dead_lettered(query: Harness
     await query.log.publish("queries", dump(bad), b"p2")
     [rejected] = query.rejected
     assert rejected.reason.value == "key_mismatch" and query.replies == []
+
+
+async def test_a_promotional_credit_is_in_the_next_balance_answer(query: Harness) -> None:
+    """Issue 29 defect 2: the query service reads the promotion's money movements too."""
+    await query.feed(*play(game(0), 1_000).wallet)
+    credit = PromoCredited(
+        event_id="w-promo", player_id="p1", occurred_at=NOW, idempotency_key="promo:1",
+        currency="EUR", amount=2_500, available=3_545, held=0, campaign_id="welcome",
+        reason="goodwill",
+    )  # fmt: skip
+    # As the wallet publishes it: with its type header, which the service filters on.
+    topic = query.log.topic("wallet")
+    await query.log.transport.publish(
+        topic, dump(credit), key=b"p1", headers=[(TYPE_HEADER, credit.type.encode())]
+    )
+    await query.log.transport.settle()
+    reply = await query.ask(BalanceQuery)
+    assert isinstance(reply, BalanceReply)
+    assert [(b.currency, b.mode, b.available, b.held) for b in reply.balances] == [
+        ("EUR", Mode.REAL, 3_545, 0)
+    ]
