@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from prometheus_client import CollectorRegistry
+from structlog.testing import capture_logs
 from support.wallet import (
     balances,
     deposit,
@@ -133,3 +134,19 @@ async def test_replaying_the_published_ledger_rebuilds_the_live_state() -> None:
             topic = processor.topic_of(role)
             processor.fold(topic, record.value, record.key, record.partition, record.headers)
     assert processor.state_for("p1") == live and live.evidence_of("p1", "r1").reveal is not None
+
+
+async def test_a_tombstone_on_the_commands_topic_is_dead_lettered_with_a_log_line() -> None:
+    """Issue 29 defect 4: a record without a value never vanishes: it is refused malformed."""
+    async with wallet() as w:
+        with capture_logs() as lines:
+            await w.log.publish("commands", None, b"p1")
+        await w.send("commands", deposit(10_000))
+
+    [letter] = w.messages("rejected")
+    assert letter.reason is Reason.MALFORMED and "tombstone" in letter.detail
+    assert (letter.service, letter.player_id, letter.raw_size) == ("wallet", "p1", 0)
+    assert letter.source_key == "p1" and letter.source_offset == 0
+    assert [x["event"] for x in lines if x.get("reason") == "malformed"] == ["rejected"]
+    assert w.types("wallet") == ["wallet.deposited"]  # and the next command is answered
+
