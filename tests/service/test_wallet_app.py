@@ -6,6 +6,7 @@ from functools import partial
 
 from prometheus_client import CollectorRegistry
 from structlog.testing import capture_logs
+from support.deciders import NOW
 from support.wallet import (
     balances,
     deposit,
@@ -17,7 +18,7 @@ from support.wallet import (
 )
 from support.wallet_app import wallet
 
-from holdem.core.contracts import Reason, parse
+from holdem.core.contracts import GrantFun, Reason, parse
 from holdem.wallet.state import initial_state
 
 MALF = "round.malfunction"
@@ -150,3 +151,25 @@ async def test_a_tombstone_on_the_commands_topic_is_dead_lettered_with_a_log_lin
     assert [x["event"] for x in lines if x.get("reason") == "malformed"] == ["rejected"]
     assert w.types("wallet") == ["wallet.deposited"]  # and the next command is answered
 
+
+async def test_money_comes_in_only_in_a_currency_of_the_currency_table() -> None:
+    """Issue 29 defect 14: one rule for every credit (Deposit, GrantFun, ResetFun, CreditPromo,
+    a table's currency): ISO 4217 or a configured code, else unsupported_currency."""
+    fun_in_qqq = GrantFun(
+        event_id="e-fun", command_id="c-fun", player_id="p1", occurred_at=NOW,
+        currency="QQQ", amount=500,
+    )  # fmt: skip
+    async with wallet() as w:
+        await w.send("commands", deposit(2_500, currency="QQQ", command_id="c-qqq"))
+        await w.send("commands", fun_in_qqq)
+        await w.send("commands", deposit(2_500, currency="BTC", command_id="c-btc"))
+
+    refused = [m for m in w.messages("wallet") if m.type == "wallet.rejected"]
+    assert [(m.command_id, m.reason) for m in refused] == [
+        ("c-qqq", Reason.UNSUPPORTED_CURRENCY),
+        ("c-fun", Reason.UNSUPPORTED_CURRENCY),
+    ]
+    assert w.types("wallet")[-1] == "wallet.deposited"  # BTC: a configured code (the default)
+    state = w.service.processor.state_for("p1")
+    assert balances(state, currency="QQQ") == (0, 0)
+    assert balances(state, currency="BTC") == (2_500, 0)
