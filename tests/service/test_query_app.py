@@ -3,6 +3,7 @@ keyed by the requester; refusals typed; unreadable queries dead-lettered."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -221,3 +222,25 @@ async def test_a_promotional_credit_is_in_the_next_balance_answer(query: Harness
     assert [(b.currency, b.mode, b.available, b.held) for b in reply.balances] == [
         ("EUR", Mode.REAL, 3_545, 0)
     ]
+
+
+async def test_the_open_round_leaves_out_what_is_not_known_and_names_its_pay_table(
+    query: Harness,
+) -> None:
+    """Issue 29 defect 6: a dealt round's reply carries no balance_after (its money is not
+    final), the pay table its bet was placed under, and no null or empty field."""
+    game0 = game(0)
+    played = play(game0, 1_000)
+    at_table = game0.bet_placed(table_id="eur-low", table_version=1, pay_table="standard-1")
+    await query.feed(at_table, played.rounds[1], *played.wallet[:2])
+    before = len(query.replies)
+    reply = await query.ask(OpenRoundQuery)
+    assert isinstance(reply, OpenRoundReply) and reply.open_round is not None
+    [record] = query.log.records("replies")[before:]
+    assert record.value is not None
+    shown = json.loads(record.value)["open_round"]
+
+    assert shown["state"] == "dealt" and shown["pay_table"] == "standard-1"
+    assert shown["balance_before"] == 1_000 and "balance_after" not in shown
+    assert not [k for k, v in shown.items() if v is None or v == []], shown
+    assert {"turn", "river", "dealer_cards", "deck", "salt", "ended_at"}.isdisjoint(shown)
