@@ -173,3 +173,24 @@ async def test_money_comes_in_only_in_a_currency_of_the_currency_table() -> None
     state = w.service.processor.state_for("p1")
     assert balances(state, currency="QQQ") == (0, 0)
     assert balances(state, currency="BTC") == (2_500, 0)
+
+
+async def test_a_reused_command_id_is_answered_duplicate_each_time_and_its_owner_never_again() -> (
+    None
+):
+    """Issue 29 defect 5, as the guide (section 8) now says: every record reusing a command_id
+    for another body gets its own `duplicate` (nothing of it is remembered, so bad input grows
+    no state, and a lost answer comes back on a resend); the command that owns the id, resent,
+    answers nothing."""
+    first = deposit(1_000, command_id="c-1")
+    async with wallet() as w:
+        await w.send("commands", first)
+        await w.send("commands", deposit(2_000, command_id="c-1"))
+        await w.send("commands", deposit(2_000, command_id="c-1"))
+        await w.send("commands", first.model_copy(update={"event_id": "resent"}))
+
+    refused = [m for m in w.messages("wallet") if m.type == "wallet.rejected"]
+    assert [(m.command_id, m.reason) for m in refused] == [("c-1", Reason.DUPLICATE)] * 2
+    assert refused[0].event_id != refused[1].event_id
+    assert w.types("wallet") == ["wallet.deposited", "wallet.rejected", "wallet.rejected"]
+    assert balances(w.service.processor.state_for("p1")) == (1_000, 0)
