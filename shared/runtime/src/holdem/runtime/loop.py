@@ -337,9 +337,11 @@ class ServiceLoop:
                 return
             for tp, records in batch.items():
                 for record in records:
-                    if record.value is not None and processor.wants(
-                        tp.topic, type_header(record.headers)
-                    ):
+                    if record.value is None:  # a tombstone: bad input too, never dropped
+                        await processor.tombstone(
+                            tp.topic, tp.partition, record.offset, record.key, record.headers
+                        )
+                    elif processor.wants(tp.topic, type_header(record.headers)):
                         await processor.process(
                             tp.topic,
                             tp.partition,

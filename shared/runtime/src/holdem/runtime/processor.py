@@ -210,6 +210,18 @@ class Processor(Generic[S]):
                 part, origin, Reason.PROCESSING_FAILED, detail, stamp.brand if branded else None
             )
 
+    async def tombstone(
+        self, topic: str, partition: int, offset: int, key: bytes | None, headers: Headers = None
+    ) -> None:
+        """A record without a value (a tombstone) on an input topic: no client message is one,
+        so the service that answers for the topic's unreadable records dead-letters it
+        (``malformed``) and logs it; the others skip it, as every replay does."""
+        if self._role_of[topic] not in self.spec.rejects_unreadable:
+            return
+        origin = Origin(topic, partition, offset, b"", key)
+        detail = "a record without a value (tombstone): no message has a null body"
+        await self._reject(self.partition(partition), origin, Reason.MALFORMED, detail)
+
     async def _process(self, part: Partition[S], origin: Origin, stamp: Stamp) -> None:
         role = self._role_of[origin.topic]
         refusal = header_refusal(stamp, self.operator)

@@ -7,7 +7,6 @@ Promotion money is an account of its own: every movement it funds names its camp
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, Literal
 
@@ -25,6 +24,7 @@ from holdem.core.contracts.base import (
     ProtectionRefusal,
     RealityCheck,
     Reason,
+    Timestamp,
 )
 from holdem.core.contracts.wallet import Fingerprint, WalletEvent
 
@@ -68,7 +68,7 @@ class GrantFreeHands(Command):
     hands: int = Field(strict=True, ge=1, le=MAX_FREE_HANDS)
     ante: PositiveAmount
     aa_bonus: Amount = 0
-    expires_at: datetime
+    expires_at: Timestamp
 
 
 class CancelFreeHands(Command):
@@ -136,7 +136,7 @@ class FreeHandsGranted(CampaignEvent):
     hands: int = Field(strict=True, ge=1, le=MAX_FREE_HANDS)
     ante: Amount
     aa_bonus: Amount
-    expires_at: datetime
+    expires_at: Timestamp
 
 
 class FreeHandsCancelled(CampaignEvent):
