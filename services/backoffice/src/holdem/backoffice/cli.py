@@ -14,6 +14,9 @@ from holdem.backoffice import db, reconcile, reports
 from holdem.backoffice.auth import ROLES, add_user
 from holdem.backoffice.settings import BackofficeSettings
 
+EXIT_DIFFERENCES = 1  # reconcile: the lists differ (each difference printed)
+EXIT_INPUT = 2  # reconcile: the operator's file cannot be read (one line on stderr), as argparse
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="holdem-backoffice", description=__doc__)
@@ -36,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         cmd.add_argument("--day", type=date.fromisoformat, required=True, help="YYYY-MM-DD (UTC)")
         cmd.add_argument("--format", choices=("csv", "json"), default="csv")
     rec = sub.add_parser(
-        "reconcile", help="compare our movements with an operator's CSV; exit 1 on any difference"
+        "reconcile",
+        help="compare our movements with an operator's CSV; exit 1 on any difference,"
+        " 2 when the file cannot be read",
     )
     rec.add_argument("csv", type=Path)
     rec.add_argument("--operator", required=True)
@@ -53,6 +58,12 @@ def main(argv: list[str] | None = None) -> int:
 
         serve(settings)
         return 0
+    if args.command == "reconcile":
+        try:
+            theirs = reconcile.read_operator_csv(args.csv)
+        except reconcile.ReconcileInputError as error:
+            print(f"holdem-backoffice reconcile: {error}", file=sys.stderr)
+            return EXIT_INPUT
     db.upgrade(settings.dsn)
     if args.command == "migrate":
         return 0
@@ -62,12 +73,11 @@ def main(argv: list[str] | None = None) -> int:
             add_user(conn, args.username, password, args.role, args.operator)
             return 0
         if args.command == "reconcile":
-            theirs = reconcile.read_operator_csv(args.csv)
             found = reconcile.differences(reports.movements(conn, args.operator, args.day), theirs)
             for line in found:
                 print(line)
             print(f"{len(found)} difference(s)", file=sys.stderr)
-            return 1 if found else 0
+            return EXIT_DIFFERENCES if found else 0
         if args.command == "statement":
             rows = [line.as_dict() for line in reports.statement(conn, args.operator, args.day)]
         else:
