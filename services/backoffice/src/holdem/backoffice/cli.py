@@ -11,7 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from holdem.backoffice import db, reconcile, reports
-from holdem.backoffice.auth import ROLES, add_user
+from holdem.backoffice.auth import ROLES, add_user, disable_user
 from holdem.backoffice.settings import BackofficeSettings
 
 EXIT_DIFFERENCES = 1  # reconcile: the lists differ (each difference printed)
@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     user.add_argument("username")
     user.add_argument("--role", choices=ROLES, required=True)
     user.add_argument("--operator", required=True, help="the operator (tenant) the user may see")
+    disable = sub.add_parser(
+        "disable-user", help="a user may no longer log in; every session of theirs ends now"
+    )
+    disable.add_argument("username")
     for name, text in (
         ("statement", "a day's statement"),
         ("movements", "a day's money movements"),
@@ -72,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
             password = os.environ.get("HOLDEM_BACKOFFICE_PASSWORD") or getpass.getpass()
             add_user(conn, args.username, password, args.role, args.operator)
             return 0
+        if args.command == "disable-user":
+            if disable_user(conn, args.username):
+                return 0
+            print(f"holdem-backoffice disable-user: no user {args.username!r}", file=sys.stderr)
+            return EXIT_INPUT
         if args.command == "reconcile":
             found = reconcile.differences(reports.movements(conn, args.operator, args.day), theirs)
             for line in found:

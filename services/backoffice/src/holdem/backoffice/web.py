@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 import json
 import secrets
 import time
@@ -13,10 +12,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
+from wsgiref.simple_server import WSGIServer
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import start_http_server
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -32,7 +32,6 @@ from holdem.core.cards import Card
 from holdem.core.currencies import money as currency_money
 
 COOKIE = "holdem_bo"
-SESSION_S = 8 * 3600
 Handler = Callable[[Request, User], Any]
 
 
@@ -67,7 +66,6 @@ class Backoffice:
         self.pool = ConnectionPool(settings.dsn, min_size=1, max_size=8, open=False,
                                    kwargs={"autocommit": True})  # fmt: skip
         self.authenticator = authenticator or PasswordAuthenticator()
-        self.key = (settings.session_secret or secrets.token_hex(32)).encode()
         self.templates = Environment(
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
             autoescape=select_autoescape(["html"]),
@@ -75,26 +73,42 @@ class Backoffice:
         self.templates.filters.update(money=money, card=card)
 
     # sessions -------------------------------------------------------------------------------
-    def _sign(self, text: str) -> str:
-        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
-
-    def cookie_for(self, username: str) -> str:
-        text = f"{username}|{int(time.time()) + SESSION_S}"
-        return f"{text}|{self._sign(text)}"
+    # The cookie is a random token; the server keeps its hash in ``web_sessions``, so a logout,
+    # a password change or a disabled user ends it for every copy of the cookie. Each request
+    # renews it by ``session_idle_s``, never past ``session_max_s`` after the login.
+    def open_session(self, username: str) -> str:
+        token = secrets.token_urlsafe(32)
+        s = self.settings
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM web_sessions WHERE ends_at < now()")  # bounded: no history
+            conn.execute(
+                "INSERT INTO web_sessions (token_hash, username, expires_at, ends_at)"
+                " VALUES (%s, %s, now() + make_interval(secs => %s),"
+                " now() + make_interval(secs => %s))",
+                (_digest(token), username, min(s.session_idle_s, s.session_max_s), s.session_max_s),
+            )
+        return token
 
     def user_of(self, request: Request) -> User | None:
-        value = request.cookies.get(COOKIE, "")
-        text, _, signature = value.rpartition("|")
-        if not text or not hmac.compare_digest(self._sign(text), signature):
-            return None
-        username, _, expires = text.partition("|")
-        if not expires.isdigit() or int(expires) < time.time():
+        token = request.cookies.get(COOKIE, "")
+        if not token:
             return None
         with self.pool.connection() as conn:
             row = conn.execute(
-                "SELECT role, operator_id FROM users WHERE username = %s", (username,)
+                "UPDATE web_sessions s SET expires_at ="
+                " least(now() + make_interval(secs => %s), s.ends_at)"
+                " FROM users u WHERE s.token_hash = %s AND u.username = s.username"
+                " AND s.expires_at > now() AND s.ends_at > now() AND NOT u.disabled"
+                " RETURNING u.username, u.role, u.operator_id",
+                (self.settings.session_idle_s, _digest(token)),
             ).fetchone()
-        return User(username, row[0], row[1]) if row else None
+        return User(row[0], row[1], row[2]) if row else None
+
+    def close_session(self, request: Request) -> None:
+        token = request.cookies.get(COOKIE, "")
+        if token:
+            with self.pool.connection() as conn:
+                conn.execute("DELETE FROM web_sessions WHERE token_hash = %s", (_digest(token),))
 
     # rendering ------------------------------------------------------------------------------
     def render(self, request: Request, name: str, user: User | None, **context: Any) -> Response:
@@ -122,9 +136,8 @@ class Backoffice:
             started = time.perf_counter()
             user = await run_in_threadpool(self.user_of, request)
             if user is None:
-                response: Response = RedirectResponse(
-                    f"/login?next={quote(str(request.url.path))}", 303
-                )
+                here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                response: Response = RedirectResponse(f"/login?next={quote(here, safe='')}", 303)
             elif not user.may(area):
                 response = PlainTextResponse(f"forbidden: {user.role} may not open {area}", 403)
             else:
@@ -140,11 +153,10 @@ class Backoffice:
     async def login(self, request: Request) -> Response:
         if request.method == "GET":
             return self.render(request, "login.html", None, error=None,
-                               next=request.query_params.get("next", "/"))  # fmt: skip
+                               next=local_target(request.query_params.get("next")))  # fmt: skip
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
-        target = str(form.get("next") or "/")
-        target = target if target.startswith("/") and not target.startswith("//") else "/"
+        target = local_target(str(form.get("next") or ""))
 
         def check() -> User | None:
             with self.pool.connection() as conn:
@@ -153,14 +165,17 @@ class Backoffice:
         user = await run_in_threadpool(check)
         if user is None:
             return self.render(request, "login.html", None, error="login failed", next=target)
+        token = await run_in_threadpool(self.open_session, user.username)
         response = RedirectResponse(target, 303)
-        response.set_cookie(COOKIE, self.cookie_for(user.username), max_age=SESSION_S,
-                            httponly=True, samesite="lax")  # fmt: skip
+        # No max_age: the browser forgets it when closed; the server ends it sooner (above).
+        response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
+                            secure=request.url.scheme == "https")  # fmt: skip
         return response
 
     async def logout(self, request: Request) -> Response:
+        await run_in_threadpool(self.close_session, request)
         response = RedirectResponse("/login", 303)
-        response.delete_cookie(COOKIE)
+        response.delete_cookie(COOKIE, httponly=True, samesite="lax")
         return response
 
     def home(self, request: Request, user: User) -> Response:
@@ -227,8 +242,25 @@ class Backoffice:
         limits = {"big_win_amount": s.big_win_amount, "big_win_multiple": s.big_win_multiple}
         return self.render(request, "flagged.html", user, flagged=found, **limits)
 
-    async def metrics_page(self, request: Request) -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def local_target(target: str | None) -> str:
+    """Where a login may send the browser: a path of this site, else ``/``. Browsers read a
+    backslash as a slash and drop tabs and newlines, so ``/\\host`` or ``/<tab>/host`` would
+    leave the site like ``//host``.
+
+    >>> [local_target(t) for t in ("/rounds?player=p", "//evil", "/\\evil", "https://evil")]
+    ['/rounds?player=p', '/', '/', '/']
+    """
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    if "\\" in target or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in target):
+        return "/"
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else "/"
 
 
 def search_of(request: Request) -> queries.Search:
@@ -272,7 +304,6 @@ def create_app(
     routes = [
         Route("/login", bo.login, methods=["GET", "POST"]),
         Route("/logout", bo.logout),
-        Route("/metrics", bo.metrics_page),
         Route("/", bo.page("home", "flagged", bo.home)),
         Route("/exports/{what:str}.{fmt:str}", bo.page("export", "exports", bo.export)),
     ]
@@ -291,9 +322,19 @@ def create_app(
     return Starlette(routes=routes, lifespan=lifespan)
 
 
+def start_metrics(settings: BackofficeSettings) -> WSGIServer | None:
+    """The web back office's /metrics on a port of its own (never the web port, where anyone
+    could read them without a login); None when ``web_metrics_port`` is 0."""
+    if not settings.web_metrics_port:
+        return None
+    server, _ = start_http_server(settings.web_metrics_port, addr=settings.web_metrics_host)
+    return server
+
+
 def serve(settings: BackofficeSettings) -> None:
     import uvicorn
 
     app = create_app(settings)
+    start_metrics(settings)
     print(f"back office: http://{settings.host}:{settings.port}/", flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
