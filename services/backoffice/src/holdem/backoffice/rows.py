@@ -29,7 +29,7 @@ ROUND_COLUMNS = columns(
 )
 MOVEMENT_COLUMNS = columns(
     "operator_id player_id tx_id kind event_id round_id brand currency mode amount"
-    " available held occurred_at source"
+    " available held occurred_at source campaign_id"
 )
 BET_COLUMNS = columns("operator_id player_id round_id bet_type stake returned refunded")
 SESSION_COLUMNS = columns(
@@ -230,7 +230,7 @@ class Batch:
         self.movements.append(
             (where.operator, m.player_id, m.idempotency_key, kind, m.event_id, m.round_id,
              where.brand, m.currency, str(m.mode), m.amount, m.available, m.held,
-             m.occurred_at, where.source)
+             m.occurred_at, where.source, getattr(m, "campaign_id", None))
         )  # fmt: skip
 
     _on_wallet_stake_taken = _movement

@@ -164,7 +164,7 @@ class Backoffice:
 
         user = await run_in_threadpool(check)
         if user is None:
-            return self.render(request, "login.html", None, error="login failed", next=target)
+            return self.render(request, "login.html", None, error="login_failed", next=target)
         token = await run_in_threadpool(self.open_session, user.username)
         response = RedirectResponse(target, 303)
         # No max_age: the browser forgets it when closed; the server ends it sooner (above).
