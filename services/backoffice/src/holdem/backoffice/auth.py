@@ -20,8 +20,10 @@ ROLES: tuple[Role, ...] = ("support", "finance", "regulator")
 # What each role may open (regulator: everything, read-only like every page here).
 PAGES: dict[Role, frozenset[str]] = {
     "support": frozenset({"rounds", "players", "flagged"}),
-    "finance": frozenset({"statements", "exports", "flagged"}),
-    "regulator": frozenset({"rounds", "players", "flagged", "statements", "exports"}),
+    "finance": frozenset({"statements", "exports", "flagged", "reconcile", "promotions"}),
+    "regulator": frozenset(
+        {"rounds", "players", "flagged", "statements", "exports", "reconcile", "promotions"}
+    ),
 }
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 

@@ -94,5 +94,16 @@ def differences(
     return found
 
 
+def difference_row(line: str) -> dict[str, str]:
+    """One line of ``differences`` as CSV columns (ids never hold ``/`` nor ``": "``).
+
+    >>> difference_row("p/payout:r1: amount ours 5, theirs 6")
+    {'player_id': 'p', 'tx_id': 'payout:r1', 'difference': 'amount ours 5, theirs 6'}
+    """
+    key, _, what = line.partition(": ")
+    player, _, tx = key.partition("/")
+    return {"player_id": player, "tx_id": tx, "difference": what}
+
+
 def _brief(row: Mapping[str, Any]) -> str:
     return f"{row.get('kind')} {row.get('amount')} {row.get('currency')}"

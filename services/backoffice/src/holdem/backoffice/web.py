@@ -20,11 +20,12 @@ from prometheus_client import start_http_server
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from holdem.backoffice import db, metrics, queries, reports
+from holdem.backoffice import db, metrics, queries, reconcile, reports
 from holdem.backoffice.auth import Authenticator, PasswordAuthenticator, User
 from holdem.backoffice.i18n import BET_TERMS, LANGUAGES, label
 from holdem.backoffice.settings import BackofficeSettings
@@ -32,6 +33,7 @@ from holdem.core.cards import Card
 from holdem.core.currencies import money as currency_money
 
 COOKIE = "holdem_bo"
+MAX_UPLOAD = 64 * 1024 * 1024  # an operator's CSV to reconcile: a day is far smaller
 Handler = Callable[[Request, User], Any]
 
 
@@ -141,6 +143,8 @@ class Backoffice:
             elif not user.may(area):
                 response = PlainTextResponse(f"forbidden: {user.role} may not open {area}", 403)
             else:
+                if request.method == "POST":  # read here: the handler runs in a thread
+                    request.state.form = await request.form(max_files=1, max_fields=10)
                 response = await run_in_threadpool(handler, request, user)
             metrics.REQUEST_SECONDS.labels(route, str(response.status_code)).observe(
                 time.perf_counter() - started
@@ -235,6 +239,42 @@ class Backoffice:
         disposition = {"content-disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type=media, headers=disposition)
 
+    def reconcile(self, request: Request, user: User) -> Response:
+        """Finance uploads the operator's movements (CSV) and sees, or downloads, every
+        difference from ours (of one UTC day, or all); the CLI's ``reconcile`` in a page."""
+        if request.method != "POST":
+            return self.render(request, "reconcile.html", user, day="", differences=None)
+        form = request.state.form
+        upload, day_text = form.get("file"), str(form.get("day") or "")
+        try:
+            day = date.fromisoformat(day_text) if day_text else None
+        except ValueError as error:
+            return PlainTextResponse(f"bad day: {error}", 400)
+        data = upload.file.read(MAX_UPLOAD + 1) if isinstance(upload, UploadFile) else b""
+        name = upload.filename or "upload" if isinstance(upload, UploadFile) else "upload"
+        try:
+            if len(data) > MAX_UPLOAD:
+                raise reconcile.ReconcileInputError(f"{name}: more than {MAX_UPLOAD} bytes")
+            theirs = reconcile.parse_operator_csv(data, name)
+        except reconcile.ReconcileInputError as error:
+            response = self.render(request, "reconcile.html", user, day=day_text,
+                                   differences=None, error=str(error))  # fmt: skip
+            response.status_code = 400
+            return response
+        with self.pool.connection() as conn:
+            ours = reports.movements(conn, user.operator_id, day)
+            found = reconcile.differences(ours, theirs)
+            asked = {"file": name, "day": day_text, "rows": len(theirs), "differences": len(found)}
+            queries.log_search(conn, user, "reconcile", asked)
+        if form.get("download") == "csv":
+            rows = [reconcile.difference_row(line) for line in found]
+            body = reports.to_csv(rows) or "player_id,tx_id,difference\n"
+            disposition = f'attachment; filename="differences-{user.operator_id}.csv"'
+            return Response(body, media_type="text/csv",
+                            headers={"content-disposition": disposition})  # fmt: skip
+        return self.render(request, "reconcile.html", user, day=day_text, differences=found,
+                           compared=len(theirs), ours=len(ours))  # fmt: skip
+
     def flagged(self, request: Request, user: User) -> Response:
         s = self.settings
         with self.pool.connection() as conn:
@@ -306,6 +346,9 @@ def create_app(
         Route("/logout", bo.logout),
         Route("/", bo.page("home", "flagged", bo.home)),
         Route("/exports/{what:str}.{fmt:str}", bo.page("export", "exports", bo.export)),
+        Route(
+            "/reconcile", bo.page("reconcile", "reconcile", bo.reconcile), methods=["GET", "POST"]
+        ),
     ]
     for path, name, area, handler in pages:
         endpoint = bo.page(name, area, handler)
