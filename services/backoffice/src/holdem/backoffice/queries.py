@@ -215,6 +215,39 @@ def flagged(
     return {"big_wins": wins, "voids": voids, "seamless": seamless, "mismatches": mismatches}
 
 
+def player_state(conn: psycopg.Connection[Any], operator: str, player: str) -> dict[str, Any]:
+    """A player's promotions and protection: campaigns and promotional credits (granted, used,
+    given up, what they paid), limits, blocks, reality checks, and his sessions' ends."""
+    key = (operator, player)
+    with conn.cursor(row_factory=dict_row) as cur:
+        events = cur.execute(
+            "SELECT type, campaign_id, detail, occurred_at FROM player_events"
+            " WHERE operator_id = %s AND player_id = %s ORDER BY occurred_at DESC LIMIT 500",
+            key,
+        ).fetchall()
+        campaigns = cur.execute(
+            "SELECT campaign_id, currency,"
+            " count(*) FILTER (WHERE kind = 'free_stake')"
+            "   - count(*) FILTER (WHERE kind = 'free_stake_refund') AS played,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'free_stake'), 0)"
+            "   - coalesce(sum(amount) FILTER (WHERE kind = 'free_stake_refund'), 0) AS stakes,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'payout'), 0) AS payouts,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'promo_credit'), 0) AS credits"
+            " FROM movements WHERE operator_id = %s AND player_id = %s"
+            " AND campaign_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
+            key,
+        ).fetchall()
+        sessions = cur.execute(
+            "SELECT session_id, table_id, started_at, ended_at, end_reason FROM sessions"
+            " WHERE operator_id = %s AND player_id = %s ORDER BY started_at DESC LIMIT 100",
+            key,
+        ).fetchall()
+    for found in campaigns:
+        for column in ("stakes", "payouts", "credits"):
+            found[column] = int(found[column])
+    return {"events": events, "campaigns": campaigns, "sessions": sessions}
+
+
 def log_search(
     conn: psycopg.Connection[Any], user: Any, page: str, query: dict[str, Any],
     player: str | None = None, round_id: str | None = None,

@@ -176,6 +176,80 @@ def movements(
     return [dict(zip(MOVEMENT_FIELDS, row, strict=True)) for row in rows]
 
 
+PROMOTIONS_SQL = """
+WITH m AS (
+    SELECT campaign_id, currency, player_id, kind, amount FROM movements
+    WHERE operator_id = %(operator)s AND campaign_id IS NOT NULL AND mode = 'real'
+      AND occurred_at >= %(start)s AND occurred_at < %(end)s
+), g AS (
+    SELECT campaign_id, count(DISTINCT player_id) AS players,
+        sum((detail->>'hands')::bigint) AS hands
+    FROM player_events
+    WHERE operator_id = %(operator)s AND type = 'wallet.free_hands_granted'
+      AND occurred_at >= %(start)s AND occurred_at < %(end)s
+    GROUP BY 1
+), u AS (
+    SELECT campaign_id, sum((detail->>'remaining')::bigint) AS given_up
+    FROM player_events
+    WHERE operator_id = %(operator)s
+      AND type IN ('wallet.free_hands_cancelled', 'wallet.free_hands_expired')
+      AND occurred_at >= %(start)s AND occurred_at < %(end)s
+    GROUP BY 1
+), k AS (
+    SELECT campaign_id, currency, count(DISTINCT player_id) AS players,
+        count(*) FILTER (WHERE kind = 'free_stake')
+            - count(*) FILTER (WHERE kind = 'free_stake_refund') AS played,
+        coalesce(sum(amount) FILTER (WHERE kind = 'free_stake'), 0)
+            - coalesce(sum(amount) FILTER (WHERE kind = 'free_stake_refund'), 0) AS stakes,
+        coalesce(sum(amount) FILTER (WHERE kind = 'payout'), 0) AS payouts,
+        coalesce(sum(amount) FILTER (WHERE kind = 'promo_credit'), 0) AS credits
+    FROM m GROUP BY 1, 2
+)
+SELECT coalesce(k.campaign_id, g.campaign_id), coalesce(k.currency, ''),
+    coalesce(g.players, 0), coalesce(g.hands, 0), coalesce(u.given_up, 0),
+    coalesce(k.players, 0), coalesce(k.played, 0), coalesce(k.stakes, 0),
+    coalesce(k.payouts, 0), coalesce(k.credits, 0)
+FROM k FULL JOIN g USING (campaign_id) LEFT JOIN u USING (campaign_id)
+ORDER BY 1, 2
+"""
+
+
+@dataclass(frozen=True)
+class PromotionLine:
+    """One campaign (free hands or promotional credits) on one UTC day, by currency: hands
+    granted and given up (cancelled, expired), free hands played (voided ones do not count),
+    what the promotion staked, what free hands paid the players, promotional credits paid."""
+
+    day: str
+    campaign_id: str
+    currency: str
+    players_granted: int
+    hands_granted: int
+    hands_given_up: int
+    players: int
+    free_hands_played: int
+    promo_stakes: int
+    free_hand_payouts: int
+    promo_credits: int
+
+    @property
+    def cost(self) -> int:
+        """What the promotion paid: as the statement's promotion cost, stakes plus credits."""
+        return self.promo_stakes + self.promo_credits
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "promotion_cost": self.cost}
+
+
+def promotions(conn: psycopg.Connection[Any], operator: str, day: date) -> list[PromotionLine]:
+    """The day's promotions report of one operator, one line per campaign and currency."""
+    start, end = day_bounds(day)
+    rows = conn.execute(
+        PROMOTIONS_SQL, {"operator": operator, "start": start, "end": end}
+    ).fetchall()
+    return [PromotionLine(day.isoformat(), *row[:2], *map(int, row[2:])) for row in rows]
+
+
 def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
     if rows:

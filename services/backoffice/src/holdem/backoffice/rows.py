@@ -277,6 +277,24 @@ class Batch:
              m.occurred_at)
         )  # fmt: skip
 
+    # promotions and protection (issue 29): the player's state changes, shown on his page ---
+    def _player_event(self, where: Where, m: Any) -> None:
+        skip = {"type", "version", "event_id", "player_id", "occurred_at", "campaign_id",
+                "fingerprint", "command_id"}  # fmt: skip
+        detail = m.model_dump_json(exclude=skip)
+        self.inserts["player_events"].append(
+            (where.operator, m.event_id, m.player_id, m.type, getattr(m, "campaign_id", None),
+             detail, m.occurred_at)
+        )  # fmt: skip
+
+    _on_wallet_free_hands_granted = _player_event
+    _on_wallet_free_hands_cancelled = _player_event
+    _on_wallet_free_hands_expired = _player_event
+    _on_wallet_limits_set = _player_event
+    _on_wallet_reality_check_acknowledged = _player_event
+    _on_round_player_blocked = _player_event
+    _on_round_player_unblocked = _player_event
+
     # tables ---------------------------------------------------------------------------------
     def _table(self, where: Where, m: Any) -> None:
         self.inserts["table_versions"].append(

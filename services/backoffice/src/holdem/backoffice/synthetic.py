@@ -45,6 +45,15 @@ def promo_credit(books: Books, player: str, amount: int, at: datetime, campaign:
                       None, campaign_id=campaign, reason="welcome")  # fmt: skip
 
 
+def grant(player: str, campaign: str, hands: int, at: datetime) -> Any:
+    return c.FreeHandsGranted(
+        event_id=f"grant-{campaign}-{player}", player_id=player, occurred_at=at,
+        campaign_id=campaign, command_id=f"grant-{campaign}", fingerprint="0" * 32,
+        table_id="eur-low", currency="EUR", hands=max(hands, 1), ante=500, aa_bonus=250,
+        expires_at=at + timedelta(days=7),
+    )  # fmt: skip
+
+
 def free_hand_paid(ante: int, aa_bonus: int, settled: c.Settled) -> int:
     """What the wallet pays for a free hand (ADR 029): the winnings of ante and bonus beyond
     their stakes (the promotion's), and the whole return of the call (the player's money)."""
@@ -140,6 +149,8 @@ def rounds(count: int, players: int = 100, seed: int = 1, start: datetime | None
         yield "wallet", deposit(books, player, 10**12 // 2, start)
         if credits:
             yield "wallet", promo_credit(books, player, credits, start, f"{tag}-welcome")
+        if free_every:
+            yield "wallet", grant(player, f"{tag}-welcome", count // free_every, start)
     for n in range(count):
         player = ids[n % players]
         at = start + timedelta(seconds=n * 86_000 / max(count, 1))

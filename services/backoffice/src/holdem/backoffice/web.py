@@ -35,6 +35,10 @@ from holdem.core.currencies import money as currency_money
 COOKIE = "holdem_bo"
 MAX_UPLOAD = 64 * 1024 * 1024  # an operator's CSV to reconcile: a day is far smaller
 Handler = Callable[[Request, User], Any]
+# The day's reports: a page each, a JSON beside it, CSV and JSON exports.
+DAILY: dict[str, Callable[[Any, str, date], list[Any]]] = {
+    "statement": reports.statement, "promotions": reports.promotions,
+}  # fmt: skip
 
 
 def money(amount: int | None, currency: str = "") -> str:
@@ -212,25 +216,36 @@ class Backoffice:
         player = request.path_params["player"]
         with self.pool.connection() as conn:
             found = queries.player_history(conn, user.operator_id, player)
+            state = queries.player_state(conn, user.operator_id, player)
             queries.log_search(conn, user, "player", {}, player)
-        return self.render(request, "player.html", user, player=player, rounds=found)
+        return self.render(request, "player.html", user, player=player, rounds=found, **state)
+
+    def promotions(self, request: Request, user: User) -> Response:
+        return self.daily(request, user, "promotions")
 
     def statements(self, request: Request, user: User) -> Response:
+        return self.daily(request, user, "statement")
+
+    def daily(self, request: Request, user: User, what: str) -> Response:
+        """A day's report (statement, promotions) as its page, or its JSON."""
         try:
             day = _day(request)
         except ValueError as error:
             return PlainTextResponse(f"bad day: {error}", 400)
         with self.pool.connection() as conn:
-            lines = [line.as_dict() for line in reports.statement(conn, user.operator_id, day)]
-        return self.render(request, "statements.html", user, day=day.isoformat(), lines=lines)
+            lines = [line.as_dict() for line in DAILY[what](conn, user.operator_id, day)]
+        page = "statements.html" if what == "statement" else f"{what}.html"
+        return self.render(request, page, user, day=day.isoformat(), lines=lines)
 
     def export(self, request: Request, user: User) -> Response:
         day, what, fmt = _day(request), request.path_params["what"], request.path_params["fmt"]
-        if what not in ("statement", "movements") or fmt not in ("csv", "json"):
-            return PlainTextResponse("exports: statement or movements, .csv or .json", 404)
+        if what not in ("statement", "movements", "promotions") or fmt not in ("csv", "json"):
+            return PlainTextResponse(
+                "exports: statement, movements or promotions, .csv or .json", 404
+            )
         with self.pool.connection() as conn:
-            if what == "statement":
-                rows = [line.as_dict() for line in reports.statement(conn, user.operator_id, day)]
+            if what in DAILY:
+                rows = [line.as_dict() for line in DAILY[what](conn, user.operator_id, day)]
             else:
                 rows = reports.movements(conn, user.operator_id, day)
         body = reports.to_csv(rows) if fmt == "csv" else reports.to_json(rows)
@@ -340,6 +355,7 @@ def create_app(
         ("/players/{player}", "player", "players", bo.player_page),
         ("/statements", "statements", "statements", bo.statements),
         ("/flagged", "flagged", "flagged", bo.flagged),
+        ("/promotions", "promotions", "promotions", bo.promotions),
     ]
     routes = [
         Route("/login", bo.login, methods=["GET", "POST"]),
