@@ -148,7 +148,7 @@ def days_of(dsn: str) -> list[date]:
 
 def statement_totals(dsn: str, operator: str) -> dict[str, int]:
     totals = dict.fromkeys(
-        ("rounds", "settled", "voided", "stakes", "returns", "refunds", "ggr"), 0
+        ("rounds", "settled", "voided", "stakes", "cash_paid", "refunds", "ggr"), 0
     )
     with db.connect(dsn) as conn:
         for day in days_of(dsn):  # a run may cross midnight UTC: the days' statements add up
@@ -162,7 +162,7 @@ def audit_statement(records: list[Record]) -> dict[str, int]:
     figures = audit_figures(records)
     return {
         "rounds": figures["settled"] + figures["voided"], "settled": figures["settled"],
-        "voided": figures["voided"], "stakes": figures["stakes"], "returns": figures["returns"],
+        "voided": figures["voided"], "stakes": figures["stakes"], "cash_paid": figures["returns"],
         "refunds": figures["movement_amounts"].get("wallet.stakes_refunded", 0),
         "ggr": figures["stakes"] - figures["returns"],
     }  # fmt: skip

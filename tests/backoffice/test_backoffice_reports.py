@@ -27,8 +27,9 @@ def test_the_statement_adds_up_to_the_rounds_and_movements(dsn: str) -> None:
         ).fetchone()
     assert settled is not None
     assert (line.rounds, line.players, line.voided) == (80, 7, 2)
-    assert line.stakes == settled[0] and line.returns == settled[1] and line.settled == settled[2]
-    assert line.ggr == line.stakes - line.returns
+    assert line.stakes == settled[0] and line.cash_paid == settled[1]
+    assert line.settled == settled[2] and line.promo_stakes == line.promo_credits == 0
+    assert line.ggr == line.stakes - line.cash_paid == line.ngr
     assert line.refunds == sum(m["amount"] for m in moves if m["kind"] == "refund") > 0
     voided = {m["round_id"] for m in moves if m["kind"] == "refund"}
     taken = [m for m in moves if m["kind"] in ("stake", "call_captured")]
@@ -72,6 +73,6 @@ def test_the_statement_exports_as_csv_and_json_with_the_same_figures(
     [as_json] = json.loads(capsys.readouterr().out)
     assert cli.main([*args, "--format", "csv"]) == 0
     [as_csv] = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    for key in ("rounds", "stakes", "returns", "ggr", "refunds"):
+    for key in ("rounds", "stakes", "cash_paid", "ggr", "ngr", "refunds", "promotion_cost"):
         assert str(as_json[key]) == as_csv[key], key
-    assert as_json["ggr"] == as_json["stakes"] - as_json["returns"]
+    assert as_json["ggr"] == as_json["stakes"] - as_json["cash_paid"]

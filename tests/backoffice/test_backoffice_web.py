@@ -96,12 +96,6 @@ def test_every_language_renders_the_round_page(site: str) -> None:
         assert page.ok and word in page.text, lang
 
 
-def test_the_request_latency_is_on_the_metrics_page(site: str) -> None:
-    login(site, "sue").get(f"{site}/rounds?player=sp00001")
-    text = requests.get(f"{site}/metrics").text
-    assert 'holdem_backoffice_request_seconds_count{route="rounds",status="200"}' in text
-
-
 def test_a_malformed_search_is_a_400_not_an_error(site: str) -> None:
     sue, fin = login(site, "sue"), login(site, "fin")
     assert sue.get(f"{site}/rounds?from=yesterday").status_code == 400

@@ -23,7 +23,7 @@ from support.postgres import free_port
 def running_web(dsn: str, **settings: Any) -> Iterator[str]:
     """The back office at the URL it yields, until the block ends."""
     port = free_port()
-    config = BackofficeSettings(dsn=dsn, port=port, session_secret="test", **settings)
+    config = BackofficeSettings(dsn=dsn, port=port, **settings)
     server = uvicorn.Server(uvicorn.Config(create_app(config), port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

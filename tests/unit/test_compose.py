@@ -29,7 +29,7 @@ METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 91
 # reads Kafka.
 BACKOFFICE = ("backoffice-init", "backoffice-projection", "backoffice")
 BACKOFFICE_ENV = {"HOLDEM_BACKOFFICE_DSN", "PGPASSFILE", "HOLDEM_BACKOFFICE_PASSWORD"}
-BACKOFFICE_TARGETS = {"backoffice-projection:9105", "backoffice:8080"}
+BACKOFFICE_TARGETS = {"backoffice-projection:9105", "backoffice:9106"}
 
 
 def load_yaml(path: Path) -> Any:

@@ -20,8 +20,10 @@ ROLES: tuple[Role, ...] = ("support", "finance", "regulator")
 # What each role may open (regulator: everything, read-only like every page here).
 PAGES: dict[Role, frozenset[str]] = {
     "support": frozenset({"rounds", "players", "flagged"}),
-    "finance": frozenset({"statements", "exports", "flagged"}),
-    "regulator": frozenset({"rounds", "players", "flagged", "statements", "exports"}),
+    "finance": frozenset({"statements", "exports", "flagged", "reconcile", "promotions"}),
+    "regulator": frozenset(
+        {"rounds", "players", "flagged", "statements", "exports", "reconcile", "promotions"}
+    ),
 }
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
@@ -79,13 +81,16 @@ class PasswordAuthenticator:
         self, conn: psycopg.Connection[Any], username: str, secret: str
     ) -> User | None:
         row = conn.execute(
-            "SELECT password_hash, role, operator_id FROM users WHERE username = %s", (username,)
+            "SELECT password_hash, role, operator_id, disabled FROM users WHERE username = %s",
+            (username,),
         ).fetchone()
         if row is None:
             hash_password(secret)  # the same work as a known user: no timing tells who exists
             return None
-        stored, role, operator = row
-        return User(username, role, operator) if verify_password(secret, stored) else None
+        stored, role, operator, disabled = row
+        if not verify_password(secret, stored) or disabled:
+            return None
+        return User(username, role, operator)
 
 
 def add_user(
@@ -93,9 +98,28 @@ def add_user(
 ) -> None:
     if role not in ROLES:
         raise ValueError(f"role {role!r}: expected one of {', '.join(ROLES)}")
-    conn.execute(
-        "INSERT INTO users (username, password_hash, role, operator_id) VALUES (%s, %s, %s, %s)"
-        " ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash,"
-        " role = excluded.role, operator_id = excluded.operator_id",
-        (username, hash_password(password), role, operator),
-    )
+    """Add the user, or give an existing one this password, role and operator (enabled again):
+    every session the user had ends (a changed password or role must not outlive them)."""
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO users (username, password_hash, role, operator_id)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (username) DO UPDATE"
+            " SET password_hash = excluded.password_hash, role = excluded.role,"
+            " operator_id = excluded.operator_id, disabled = false",
+            (username, hash_password(password), role, operator),
+        )
+        end_sessions(conn, username)
+
+
+def disable_user(conn: psycopg.Connection[Any], username: str) -> bool:
+    """The user can no longer log in and every session of theirs ends; False: no such user."""
+    with conn.transaction():
+        found = conn.execute(
+            "UPDATE users SET disabled = true WHERE username = %s", (username,)
+        ).rowcount
+        end_sessions(conn, username)
+    return bool(found)
+
+
+def end_sessions(conn: psycopg.Connection[Any], username: str) -> None:
+    conn.execute("DELETE FROM web_sessions WHERE username = %s", (username,))

@@ -15,9 +15,12 @@ from holdem.core.contracts import Mode
 from holdem.core.verify import VerificationError, expected_settled
 
 SEARCH_LIMIT = 200
+# round_money (migration 0002): whose money the stakes were, what the player was paid
+ROUND_MONEY = "rounds JOIN round_money USING (operator_id, player_id, round_id)"
 ROUND_LIST = (
     "SELECT player_id, round_id, brand, table_id, table_version, currency, status, result,"
-    " bet_at, ended_at, total_bet, total_return, ante, aa_bonus FROM rounds"
+    " bet_at, ended_at, total_bet, total_return, ante, aa_bonus, campaign_id, cash_stake,"
+    f" promo_stake, cash_paid FROM {ROUND_MONEY}"
 )
 
 
@@ -74,7 +77,9 @@ def round_detail(
     with conn.cursor(row_factory=dict_row) as cur:
         key = (operator, player, round_id)
         found = cur.execute(
-            "SELECT * FROM rounds WHERE operator_id = %s AND player_id = %s AND round_id = %s", key
+            f"SELECT * FROM {ROUND_MONEY} WHERE operator_id = %s AND player_id = %s"
+            " AND round_id = %s",
+            key,
         ).fetchone()
         if found is None:
             return None
@@ -83,8 +88,10 @@ def round_detail(
             " AND round_id = %s ORDER BY array_position(ARRAY['ante','aa_bonus','call'], bet_type)",
             key,
         ).fetchall()
+        for bet in found["bets"]:
+            bet.update(bet_money(bet, found["free_hand"]))
         found["movements"] = cur.execute(
-            "SELECT tx_id, kind, amount, available, held, occurred_at FROM movements"
+            "SELECT tx_id, kind, amount, available, held, occurred_at, campaign_id FROM movements"
             " WHERE operator_id = %s AND player_id = %s AND round_id = %s"
             " ORDER BY occurred_at, source",
             key,
@@ -101,6 +108,20 @@ def round_detail(
     found["verification"] = verification(found)
     found["timeline"] = timeline(found)
     return found
+
+
+def bet_money(bet: dict[str, Any], free_hand: bool) -> dict[str, Any]:
+    """Who funded a bet and what the player was paid for it: a free hand's ante and bonus are
+    the promotion's, so only their winnings beyond the stake are paid (ADR 029).
+
+    >>> bet_money({"bet_type": "ante", "stake": 500, "returned": 1000}, True)
+    {'funded_by': 'promotion', 'paid': 500}
+    >>> bet_money({"bet_type": "call", "stake": 1000, "returned": 2000}, True)
+    {'funded_by': 'player', 'paid': 2000}
+    """
+    if free_hand and bet["bet_type"] != "call":
+        return {"funded_by": "promotion", "paid": max(0, bet["returned"] - bet["stake"])}
+    return {"funded_by": "player", "paid": bet["returned"]}
 
 
 def timeline(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -192,6 +213,39 @@ def flagged(
             (operator,),
         ).fetchall()
     return {"big_wins": wins, "voids": voids, "seamless": seamless, "mismatches": mismatches}
+
+
+def player_state(conn: psycopg.Connection[Any], operator: str, player: str) -> dict[str, Any]:
+    """A player's promotions and protection: campaigns and promotional credits (granted, used,
+    given up, what they paid), limits, blocks, reality checks, and his sessions' ends."""
+    key = (operator, player)
+    with conn.cursor(row_factory=dict_row) as cur:
+        events = cur.execute(
+            "SELECT type, campaign_id, detail, occurred_at FROM player_events"
+            " WHERE operator_id = %s AND player_id = %s ORDER BY occurred_at DESC LIMIT 500",
+            key,
+        ).fetchall()
+        campaigns = cur.execute(
+            "SELECT campaign_id, currency,"
+            " count(*) FILTER (WHERE kind = 'free_stake')"
+            "   - count(*) FILTER (WHERE kind = 'free_stake_refund') AS played,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'free_stake'), 0)"
+            "   - coalesce(sum(amount) FILTER (WHERE kind = 'free_stake_refund'), 0) AS stakes,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'payout'), 0) AS payouts,"
+            " coalesce(sum(amount) FILTER (WHERE kind = 'promo_credit'), 0) AS credits"
+            " FROM movements WHERE operator_id = %s AND player_id = %s"
+            " AND campaign_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
+            key,
+        ).fetchall()
+        sessions = cur.execute(
+            "SELECT session_id, table_id, started_at, ended_at, end_reason FROM sessions"
+            " WHERE operator_id = %s AND player_id = %s ORDER BY started_at DESC LIMIT 100",
+            key,
+        ).fetchall()
+    for found in campaigns:
+        for column in ("stakes", "payouts", "credits"):
+            found[column] = int(found[column])
+    return {"events": events, "campaigns": campaigns, "sessions": sessions}
 
 
 def log_search(

@@ -5,6 +5,7 @@ difference printed. The operator's CSV has a header with at least ``tx_id``, ``p
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,21 +19,48 @@ class ReconcileInputError(ValueError):
 
 
 def read_operator_csv(path: Path) -> dict[tuple[str, str], dict[str, str]]:
-    with path.open(newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = [name for name in REQUIRED if name not in (reader.fieldnames or ())]
+    """The operator's file, read; any reason it cannot be is a ``ReconcileInputError``."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ReconcileInputError(f"{path}: {error.strerror or error}") from error
+    return parse_operator_csv(data, str(path))
+
+
+def parse_operator_csv(data: bytes, name: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The movements of an operator's CSV (UTF-8, a header line), keyed by (player, tx).
+
+    >>> found = parse_operator_csv(b"tx_id,player_id,kind,amount,currency\\nt,p,stake,5,EUR", "f")
+    >>> found[("p", "t")]["amount"]
+    '5'
+    """
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ReconcileInputError(f"{name}: not UTF-8 text (byte {error.start})") from error
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        fields = reader.fieldnames or ()
+        missing = [column for column in REQUIRED if column not in fields]
         if missing:
-            raise ReconcileInputError(f"{path}: no column {', '.join(missing)}")
+            raise ReconcileInputError(f"{name}: no column {', '.join(missing)} in the header")
         found: dict[tuple[str, str], dict[str, str]] = {}
-        for line, row in enumerate(reader, 2):
+        for row in reader:
+            line = reader.line_num
+            if any(row.get(column) is None for column in REQUIRED):
+                raise ReconcileInputError(f"{name}:{line}: fewer fields than the header")
             key = (row["player_id"], row["tx_id"])
             if key in found:
-                raise ReconcileInputError(f"{path}:{line}: transaction {key} listed twice")
+                raise ReconcileInputError(
+                    f"{name}:{line}: transaction {'/'.join(key)} listed twice"
+                )
             if not row["amount"].strip().isdigit():
                 raise ReconcileInputError(
-                    f"{path}:{line}: amount {row['amount']!r} is not minor units"
+                    f"{name}:{line}: amount {row['amount']!r} is not minor units (an integer)"
                 )
             found[key] = row
+    except csv.Error as error:
+        raise ReconcileInputError(f"{name}:{reader.line_num}: {error}") from error
     return found
 
 
@@ -64,6 +92,17 @@ def differences(
             if our != their.strip():
                 found.append(f"{name}: {column} ours {our}, theirs {their.strip()}")
     return found
+
+
+def difference_row(line: str) -> dict[str, str]:
+    """One line of ``differences`` as CSV columns (ids never hold ``/`` nor ``": "``).
+
+    >>> difference_row("p/payout:r1: amount ours 5, theirs 6")
+    {'player_id': 'p', 'tx_id': 'payout:r1', 'difference': 'amount ours 5, theirs 6'}
+    """
+    key, _, what = line.partition(": ")
+    player, _, tx = key.partition("/")
+    return {"player_id": player, "tx_id": tx, "difference": what}
 
 
 def _brief(row: Mapping[str, Any]) -> str:

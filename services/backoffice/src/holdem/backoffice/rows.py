@@ -29,7 +29,7 @@ ROUND_COLUMNS = columns(
 )
 MOVEMENT_COLUMNS = columns(
     "operator_id player_id tx_id kind event_id round_id brand currency mode amount"
-    " available held occurred_at source"
+    " available held occurred_at source campaign_id"
 )
 BET_COLUMNS = columns("operator_id player_id round_id bet_type stake returned refunded")
 SESSION_COLUMNS = columns(
@@ -230,7 +230,7 @@ class Batch:
         self.movements.append(
             (where.operator, m.player_id, m.idempotency_key, kind, m.event_id, m.round_id,
              where.brand, m.currency, str(m.mode), m.amount, m.available, m.held,
-             m.occurred_at, where.source)
+             m.occurred_at, where.source, getattr(m, "campaign_id", None))
         )  # fmt: skip
 
     _on_wallet_stake_taken = _movement
@@ -276,6 +276,24 @@ class Batch:
             (where.operator, m.event_id, m.player_id, m.tx_id, "reply_refused", str(m.reason),
              m.occurred_at)
         )  # fmt: skip
+
+    # promotions and protection (issue 29): the player's state changes, shown on his page ---
+    def _player_event(self, where: Where, m: Any) -> None:
+        skip = {"type", "version", "event_id", "player_id", "occurred_at", "campaign_id",
+                "fingerprint", "command_id"}  # fmt: skip
+        detail = m.model_dump_json(exclude=skip)
+        self.inserts["player_events"].append(
+            (where.operator, m.event_id, m.player_id, m.type, getattr(m, "campaign_id", None),
+             detail, m.occurred_at)
+        )  # fmt: skip
+
+    _on_wallet_free_hands_granted = _player_event
+    _on_wallet_free_hands_cancelled = _player_event
+    _on_wallet_free_hands_expired = _player_event
+    _on_wallet_limits_set = _player_event
+    _on_wallet_reality_check_acknowledged = _player_event
+    _on_round_player_blocked = _player_event
+    _on_round_player_unblocked = _player_event
 
     # tables ---------------------------------------------------------------------------------
     def _table(self, where: Where, m: Any) -> None:

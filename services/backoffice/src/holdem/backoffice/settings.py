@@ -32,11 +32,26 @@ class BackofficeSettings(BaseSettings):
         default=2000, ge=1, description="records per poll (one DB transaction)"
     )
     poll_ms: int = Field(default=200, ge=1, description="how long one poll waits for records")
-    metrics_port: int = Field(default=9105, ge=0, description="Prometheus /metrics port; 0: none")
+    metrics_host: str = Field(
+        default="0.0.0.0", description="the projection's /metrics address (as the services')"
+    )
+    metrics_port: int = Field(
+        default=9105, ge=0, le=65535, description="the projection's Prometheus /metrics; 0: none"
+    )
+    web_metrics_host: str = Field(
+        default="0.0.0.0", description="the web back office's /metrics address"
+    )
+    web_metrics_port: int = Field(
+        default=9106, ge=0, le=65535,
+        description="the web back office's Prometheus /metrics, never on the web port; 0: none",
+    )  # fmt: skip
     host: str = Field(default="127.0.0.1", description="the web back office's address")
     port: int = Field(default=8080, ge=0, le=65535, description="the web back office's port")
-    session_secret: str = Field(
-        default="", description="key signing the login cookie; empty: a random one per start"
+    session_idle_s: int = Field(
+        default=900, ge=10, description="a login session ends after this long without a request"
+    )
+    session_max_s: int = Field(
+        default=8 * 3600, ge=60, description="a login session ends this long after the login"
     )
     big_win_amount: int = Field(
         default=4_000_000, ge=0, description="flag a round returning more than this (minor units)"

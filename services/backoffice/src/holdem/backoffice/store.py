@@ -17,7 +17,10 @@ from holdem.backoffice.rows import (
     Batch,
 )
 
-INSERTS = ("malfunctions", "voids", "bet_rejections", "table_versions", "seamless_replies")
+INSERTS = (
+    "malfunctions", "voids", "bet_rejections", "table_versions", "seamless_replies",
+    "player_events",
+)  # fmt: skip
 
 
 class PositionConflictError(RuntimeError):

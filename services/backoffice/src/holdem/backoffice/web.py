@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 import json
 import secrets
 import time
@@ -13,18 +12,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
+from wsgiref.simple_server import WSGIServer
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import start_http_server
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from holdem.backoffice import db, metrics, queries, reports
+from holdem.backoffice import db, metrics, queries, reconcile, reports
 from holdem.backoffice.auth import Authenticator, PasswordAuthenticator, User
 from holdem.backoffice.i18n import BET_TERMS, LANGUAGES, label
 from holdem.backoffice.settings import BackofficeSettings
@@ -32,8 +33,12 @@ from holdem.core.cards import Card
 from holdem.core.currencies import money as currency_money
 
 COOKIE = "holdem_bo"
-SESSION_S = 8 * 3600
+MAX_UPLOAD = 64 * 1024 * 1024  # an operator's CSV to reconcile: a day is far smaller
 Handler = Callable[[Request, User], Any]
+# The day's reports: a page each, a JSON beside it, CSV and JSON exports.
+DAILY: dict[str, Callable[[Any, str, date], list[Any]]] = {
+    "statement": reports.statement, "promotions": reports.promotions,
+}  # fmt: skip
 
 
 def money(amount: int | None, currency: str = "") -> str:
@@ -67,7 +72,6 @@ class Backoffice:
         self.pool = ConnectionPool(settings.dsn, min_size=1, max_size=8, open=False,
                                    kwargs={"autocommit": True})  # fmt: skip
         self.authenticator = authenticator or PasswordAuthenticator()
-        self.key = (settings.session_secret or secrets.token_hex(32)).encode()
         self.templates = Environment(
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
             autoescape=select_autoescape(["html"]),
@@ -75,26 +79,42 @@ class Backoffice:
         self.templates.filters.update(money=money, card=card)
 
     # sessions -------------------------------------------------------------------------------
-    def _sign(self, text: str) -> str:
-        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
-
-    def cookie_for(self, username: str) -> str:
-        text = f"{username}|{int(time.time()) + SESSION_S}"
-        return f"{text}|{self._sign(text)}"
+    # The cookie is a random token; the server keeps its hash in ``web_sessions``, so a logout,
+    # a password change or a disabled user ends it for every copy of the cookie. Each request
+    # renews it by ``session_idle_s``, never past ``session_max_s`` after the login.
+    def open_session(self, username: str) -> str:
+        token = secrets.token_urlsafe(32)
+        s = self.settings
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM web_sessions WHERE ends_at < now()")  # bounded: no history
+            conn.execute(
+                "INSERT INTO web_sessions (token_hash, username, expires_at, ends_at)"
+                " VALUES (%s, %s, now() + make_interval(secs => %s),"
+                " now() + make_interval(secs => %s))",
+                (_digest(token), username, min(s.session_idle_s, s.session_max_s), s.session_max_s),
+            )
+        return token
 
     def user_of(self, request: Request) -> User | None:
-        value = request.cookies.get(COOKIE, "")
-        text, _, signature = value.rpartition("|")
-        if not text or not hmac.compare_digest(self._sign(text), signature):
-            return None
-        username, _, expires = text.partition("|")
-        if not expires.isdigit() or int(expires) < time.time():
+        token = request.cookies.get(COOKIE, "")
+        if not token:
             return None
         with self.pool.connection() as conn:
             row = conn.execute(
-                "SELECT role, operator_id FROM users WHERE username = %s", (username,)
+                "UPDATE web_sessions s SET expires_at ="
+                " least(now() + make_interval(secs => %s), s.ends_at)"
+                " FROM users u WHERE s.token_hash = %s AND u.username = s.username"
+                " AND s.expires_at > now() AND s.ends_at > now() AND NOT u.disabled"
+                " RETURNING u.username, u.role, u.operator_id",
+                (self.settings.session_idle_s, _digest(token)),
             ).fetchone()
-        return User(username, row[0], row[1]) if row else None
+        return User(row[0], row[1], row[2]) if row else None
+
+    def close_session(self, request: Request) -> None:
+        token = request.cookies.get(COOKIE, "")
+        if token:
+            with self.pool.connection() as conn:
+                conn.execute("DELETE FROM web_sessions WHERE token_hash = %s", (_digest(token),))
 
     # rendering ------------------------------------------------------------------------------
     def render(self, request: Request, name: str, user: User | None, **context: Any) -> Response:
@@ -122,12 +142,13 @@ class Backoffice:
             started = time.perf_counter()
             user = await run_in_threadpool(self.user_of, request)
             if user is None:
-                response: Response = RedirectResponse(
-                    f"/login?next={quote(str(request.url.path))}", 303
-                )
+                here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                response: Response = RedirectResponse(f"/login?next={quote(here, safe='')}", 303)
             elif not user.may(area):
                 response = PlainTextResponse(f"forbidden: {user.role} may not open {area}", 403)
             else:
+                if request.method == "POST":  # read here: the handler runs in a thread
+                    request.state.form = await request.form(max_files=1, max_fields=10)
                 response = await run_in_threadpool(handler, request, user)
             metrics.REQUEST_SECONDS.labels(route, str(response.status_code)).observe(
                 time.perf_counter() - started
@@ -140,11 +161,10 @@ class Backoffice:
     async def login(self, request: Request) -> Response:
         if request.method == "GET":
             return self.render(request, "login.html", None, error=None,
-                               next=request.query_params.get("next", "/"))  # fmt: skip
+                               next=local_target(request.query_params.get("next")))  # fmt: skip
         form = await request.form()
         username, password = str(form.get("username", "")), str(form.get("password", ""))
-        target = str(form.get("next") or "/")
-        target = target if target.startswith("/") and not target.startswith("//") else "/"
+        target = local_target(str(form.get("next") or ""))
 
         def check() -> User | None:
             with self.pool.connection() as conn:
@@ -152,15 +172,18 @@ class Backoffice:
 
         user = await run_in_threadpool(check)
         if user is None:
-            return self.render(request, "login.html", None, error="login failed", next=target)
+            return self.render(request, "login.html", None, error="login_failed", next=target)
+        token = await run_in_threadpool(self.open_session, user.username)
         response = RedirectResponse(target, 303)
-        response.set_cookie(COOKIE, self.cookie_for(user.username), max_age=SESSION_S,
-                            httponly=True, samesite="lax")  # fmt: skip
+        # No max_age: the browser forgets it when closed; the server ends it sooner (above).
+        response.set_cookie(COOKIE, token, httponly=True, samesite="lax",
+                            secure=request.url.scheme == "https")  # fmt: skip
         return response
 
     async def logout(self, request: Request) -> Response:
+        await run_in_threadpool(self.close_session, request)
         response = RedirectResponse("/login", 303)
-        response.delete_cookie(COOKIE)
+        response.delete_cookie(COOKIE, httponly=True, samesite="lax")
         return response
 
     def home(self, request: Request, user: User) -> Response:
@@ -193,25 +216,36 @@ class Backoffice:
         player = request.path_params["player"]
         with self.pool.connection() as conn:
             found = queries.player_history(conn, user.operator_id, player)
+            state = queries.player_state(conn, user.operator_id, player)
             queries.log_search(conn, user, "player", {}, player)
-        return self.render(request, "player.html", user, player=player, rounds=found)
+        return self.render(request, "player.html", user, player=player, rounds=found, **state)
+
+    def promotions(self, request: Request, user: User) -> Response:
+        return self.daily(request, user, "promotions")
 
     def statements(self, request: Request, user: User) -> Response:
+        return self.daily(request, user, "statement")
+
+    def daily(self, request: Request, user: User, what: str) -> Response:
+        """A day's report (statement, promotions) as its page, or its JSON."""
         try:
             day = _day(request)
         except ValueError as error:
             return PlainTextResponse(f"bad day: {error}", 400)
         with self.pool.connection() as conn:
-            lines = [line.as_dict() for line in reports.statement(conn, user.operator_id, day)]
-        return self.render(request, "statements.html", user, day=day.isoformat(), lines=lines)
+            lines = [line.as_dict() for line in DAILY[what](conn, user.operator_id, day)]
+        page = "statements.html" if what == "statement" else f"{what}.html"
+        return self.render(request, page, user, day=day.isoformat(), lines=lines)
 
     def export(self, request: Request, user: User) -> Response:
         day, what, fmt = _day(request), request.path_params["what"], request.path_params["fmt"]
-        if what not in ("statement", "movements") or fmt not in ("csv", "json"):
-            return PlainTextResponse("exports: statement or movements, .csv or .json", 404)
+        if what not in ("statement", "movements", "promotions") or fmt not in ("csv", "json"):
+            return PlainTextResponse(
+                "exports: statement, movements or promotions, .csv or .json", 404
+            )
         with self.pool.connection() as conn:
-            if what == "statement":
-                rows = [line.as_dict() for line in reports.statement(conn, user.operator_id, day)]
+            if what in DAILY:
+                rows = [line.as_dict() for line in DAILY[what](conn, user.operator_id, day)]
             else:
                 rows = reports.movements(conn, user.operator_id, day)
         body = reports.to_csv(rows) if fmt == "csv" else reports.to_json(rows)
@@ -220,6 +254,42 @@ class Backoffice:
         disposition = {"content-disposition": f'attachment; filename="{name}"'}
         return Response(body, media_type=media, headers=disposition)
 
+    def reconcile(self, request: Request, user: User) -> Response:
+        """Finance uploads the operator's movements (CSV) and sees, or downloads, every
+        difference from ours (of one UTC day, or all); the CLI's ``reconcile`` in a page."""
+        if request.method != "POST":
+            return self.render(request, "reconcile.html", user, day="", differences=None)
+        form = request.state.form
+        upload, day_text = form.get("file"), str(form.get("day") or "")
+        try:
+            day = date.fromisoformat(day_text) if day_text else None
+        except ValueError as error:
+            return PlainTextResponse(f"bad day: {error}", 400)
+        data = upload.file.read(MAX_UPLOAD + 1) if isinstance(upload, UploadFile) else b""
+        name = upload.filename or "upload" if isinstance(upload, UploadFile) else "upload"
+        try:
+            if len(data) > MAX_UPLOAD:
+                raise reconcile.ReconcileInputError(f"{name}: more than {MAX_UPLOAD} bytes")
+            theirs = reconcile.parse_operator_csv(data, name)
+        except reconcile.ReconcileInputError as error:
+            response = self.render(request, "reconcile.html", user, day=day_text,
+                                   differences=None, error=str(error))  # fmt: skip
+            response.status_code = 400
+            return response
+        with self.pool.connection() as conn:
+            ours = reports.movements(conn, user.operator_id, day)
+            found = reconcile.differences(ours, theirs)
+            asked = {"file": name, "day": day_text, "rows": len(theirs), "differences": len(found)}
+            queries.log_search(conn, user, "reconcile", asked)
+        if form.get("download") == "csv":
+            rows = [reconcile.difference_row(line) for line in found]
+            body = reports.to_csv(rows) or "player_id,tx_id,difference\n"
+            disposition = f'attachment; filename="differences-{user.operator_id}.csv"'
+            return Response(body, media_type="text/csv",
+                            headers={"content-disposition": disposition})  # fmt: skip
+        return self.render(request, "reconcile.html", user, day=day_text, differences=found,
+                           compared=len(theirs), ours=len(ours))  # fmt: skip
+
     def flagged(self, request: Request, user: User) -> Response:
         s = self.settings
         with self.pool.connection() as conn:
@@ -227,8 +297,25 @@ class Backoffice:
         limits = {"big_win_amount": s.big_win_amount, "big_win_multiple": s.big_win_multiple}
         return self.render(request, "flagged.html", user, flagged=found, **limits)
 
-    async def metrics_page(self, request: Request) -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def local_target(target: str | None) -> str:
+    """Where a login may send the browser: a path of this site, else ``/``. Browsers read a
+    backslash as a slash and drop tabs and newlines, so ``/\\host`` or ``/<tab>/host`` would
+    leave the site like ``//host``.
+
+    >>> [local_target(t) for t in ("/rounds?player=p", "//evil", "/\\evil", "https://evil")]
+    ['/rounds?player=p', '/', '/', '/']
+    """
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    if "\\" in target or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in target):
+        return "/"
+    parts = urlsplit(target)
+    return target if not parts.scheme and not parts.netloc else "/"
 
 
 def search_of(request: Request) -> queries.Search:
@@ -268,13 +355,16 @@ def create_app(
         ("/players/{player}", "player", "players", bo.player_page),
         ("/statements", "statements", "statements", bo.statements),
         ("/flagged", "flagged", "flagged", bo.flagged),
+        ("/promotions", "promotions", "promotions", bo.promotions),
     ]
     routes = [
         Route("/login", bo.login, methods=["GET", "POST"]),
         Route("/logout", bo.logout),
-        Route("/metrics", bo.metrics_page),
         Route("/", bo.page("home", "flagged", bo.home)),
         Route("/exports/{what:str}.{fmt:str}", bo.page("export", "exports", bo.export)),
+        Route(
+            "/reconcile", bo.page("reconcile", "reconcile", bo.reconcile), methods=["GET", "POST"]
+        ),
     ]
     for path, name, area, handler in pages:
         endpoint = bo.page(name, area, handler)
@@ -291,9 +381,19 @@ def create_app(
     return Starlette(routes=routes, lifespan=lifespan)
 
 
+def start_metrics(settings: BackofficeSettings) -> WSGIServer | None:
+    """The web back office's /metrics on a port of its own (never the web port, where anyone
+    could read them without a login); None when ``web_metrics_port`` is 0."""
+    if not settings.web_metrics_port:
+        return None
+    server, _ = start_http_server(settings.web_metrics_port, addr=settings.web_metrics_host)
+    return server
+
+
 def serve(settings: BackofficeSettings) -> None:
     import uvicorn
 
     app = create_app(settings)
+    start_metrics(settings)
     print(f"back office: http://{settings.host}:{settings.port}/", flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")

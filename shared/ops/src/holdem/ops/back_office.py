@@ -140,7 +140,13 @@ async def start(broker: LocalBroker, log_dir: Path, *, metrics_port: int = 0) ->
         kafka = broker.connection("backoffice").env()
         metrics = {"HOLDEM_BACKOFFICE_METRICS_PORT": str(metrics_port)}
         projection = _cli("backoffice-projection", "project", log_dir, with_db, kafka, metrics)
-        web_at = {"HOLDEM_BACKOFFICE_HOST": "127.0.0.1", "HOLDEM_BACKOFFICE_PORT": str(port)}
+        web_at = {
+            "HOLDEM_BACKOFFICE_HOST": "127.0.0.1",
+            "HOLDEM_BACKOFFICE_PORT": str(port),
+            # its /metrics on a port of its own (issue 29), or none when metrics are off
+            "HOLDEM_BACKOFFICE_WEB_METRICS_HOST": "127.0.0.1",
+            "HOLDEM_BACKOFFICE_WEB_METRICS_PORT": str(_free_port() if metrics_port else 0),
+        }
         web = _cli("backoffice", "serve", log_dir, with_db, web_at)
         for process in (projection, web):
             running.append(process)
