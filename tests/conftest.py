@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from support.kafka import BrokerUnavailableError, Cluster, kafka_broker
+from support.tiers import unmarked
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
@@ -82,18 +83,8 @@ def dsn(postgres: Postgres) -> str:
     return url
 
 
-# A test that uses a fixture starting a real broker or database carries that fixture's marker, so
-# that `make check` (which deselects them) never starts one and `-m` selects whole tiers.
-NEEDS_MARKER = {"kafka": "kafka", "postgres": "postgres"}
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    unmarked = [
-        f"{item.nodeid} uses the {fixture} fixture without the {marker} marker"
-        for item in items
-        for fixture, marker in NEEDS_MARKER.items()
-        if fixture in getattr(item, "fixturenames", ()) and item.get_closest_marker(marker) is None
-    ]
-    if unmarked:
-        raise pytest.UsageError("\n".join(unmarked))
+    """Refuse a collection in which a test needs a broker or a database without saying so."""
+    if found := unmarked(items):
+        raise pytest.UsageError("\n".join(found))
