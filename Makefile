@@ -40,8 +40,7 @@ serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and
 # without root): what a developer runs before each commit; `make test` runs everything.
 CHECK_TESTS = tests/unit tests/property tests/service
 CHECK_MARKS = not slow and not kafka and not containers and not postgres and not browser
-check: sync prometheus  ## lint, then the unit, property and service tests: no broker, no Docker (a few minutes)
-	@$(MAKE) --no-print-directory lint
+check: prometheus lint  ## lint, then the unit, property and service tests: no broker, no Docker (a few minutes)
 	$(UV) run --frozen pytest $(CHECK_TESTS) -m "$(CHECK_MARKS)" -q
 
 test: install prometheus postgres chromium  ## the whole suite: real Kafka (its own broker), and the compose stack in a Docker engine (provisioned as root when none answers)
