@@ -1,7 +1,8 @@
-"""The compose stack, up and played (issue 17): the README's SDK example and 200 rounds from the
-host as the operator principal, the wallet killed with SIGKILL under load and brought back by its
-restart policy, the audit over every record of the run, Prometheus's targets, the RTP recording
-rule against the run's own RTP, every Grafana panel's expression, and a SIGTERM stop."""
+"""The compose stack, up and played (issue 17): the operator guide's SDK example and 200 rounds
+from the host as the operator principal, the wallet killed with SIGKILL under load and brought
+back by its restart policy, the audit over every record of the run, Prometheus's targets, the
+RTP recording rule against the run's own RTP, every Grafana panel's expression, and a SIGTERM
+stop."""
 
 from __future__ import annotations
 
@@ -224,7 +225,7 @@ async def test_the_stack_plays_survives_a_killed_wallet_and_is_observed(
 
 async def play_and_observe(stack: ComposeStack) -> None:
     figures = stack.figures
-    # The README's example, as written, as the operator from the host.
+    # The operator guide's SDK example, as written, as the operator from the host.
     started = time.monotonic()
     await example_round(stack)
     series_born = time.monotonic()  # the example's Settled made the stake and return series

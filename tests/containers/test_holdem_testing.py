@@ -1,6 +1,6 @@
-"""holdem.testing as an operator uses it (issue 17 item 5b): the README's integration test,
-run as written by pytest in its own process, starts our whole stack in containers through the
-fixture and plays a round against it as the operator principal."""
+"""holdem.testing as an operator uses it (issue 17 item 5b): the operator guide's integration
+test, run as written by pytest in its own process, starts our whole stack in containers through
+the fixture and plays a round against it as the operator principal."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ pytestmark = [pytest.mark.containers, pytest.mark.timeout(UP_TIMEOUT_S + 600)]
 EXAMPLE = REPO / "examples" / "integration" / "test_operator_integration.py"
 
 
-def test_the_readme_shows_the_integration_test_verbatim() -> None:
-    readme = (REPO / "README.md").read_text()
-    assert f"```python\n{EXAMPLE.read_text()}```" in readme
+def test_the_operator_guide_shows_the_integration_test_verbatim() -> None:
+    guide = (REPO / "docs" / "operator-guide.md").read_text()
+    assert f"```python\n{EXAMPLE.read_text()}```" in guide
 
 
 def test_the_integration_test_passes_against_the_stack_in_containers() -> None:

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-# The only settings the services take from the environment in the compose stack (README.md).
+# The only settings the services take from the environment in the compose stack
+# (docs/containers.md).
 DOCUMENTED_ENV = {
     "HOLDEM_KAFKA_BOOTSTRAP",
     "HOLDEM_KAFKA_SECURITY_PROTOCOL",
