@@ -158,7 +158,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     settings = BackofficeSettings()
     if settings.metrics_port:
-        start_http_server(settings.metrics_port)
+        start_http_server(settings.metrics_port, settings.metrics_host)
     projection = Projection(settings, connection_of(settings))
 
     async def run() -> None:

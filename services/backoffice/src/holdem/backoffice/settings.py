@@ -33,6 +33,9 @@ class BackofficeSettings(BaseSettings):
     )
     poll_ms: int = Field(default=200, ge=1, description="how long one poll waits for records")
     metrics_port: int = Field(default=9105, ge=0, description="Prometheus /metrics port; 0: none")
+    metrics_host: str = Field(
+        default="0.0.0.0", description="/metrics' address (every interface: a container's)"
+    )
     host: str = Field(default="127.0.0.1", description="the web back office's address")
     port: int = Field(default=8080, ge=0, le=65535, description="the web back office's port")
     session_secret: str = Field(

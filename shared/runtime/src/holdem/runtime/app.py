@@ -140,7 +140,7 @@ def _add_lifecycle(
         await loop.refuse_duplicate()  # before the producer's init would fence a live twin
         await processor.outbox.start()
         if settings.metrics_port:
-            start_http_server(settings.metrics_port, registry=registry)
+            start_http_server(settings.metrics_port, settings.metrics_host, registry=registry)
 
     async def tick() -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
