@@ -51,14 +51,18 @@ def install_published_package(where: Path) -> Path:
 def test_the_integration_test_passes_from_an_operators_folder_with_the_package_alone(
     tmp_path: Path,
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HOLDEM_", "DOCKER_HOST"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
     assert engine_answers(env), "no Docker engine answers (make test provisions one)"
+    # No DOCKER_HOST where stack.sh's lookup finds the engine by itself (this clone's dockerd,
+    # the default socket): holdem.testing must find it so too (issue 30 item 2).
+    alone = {k: v for k, v in env.items() if k != "DOCKER_HOST"}
+    if engine_answers(alone):
+        env = alone
     python = install_published_package(tmp_path)
     # The operator's own folder: the example as the guide shows it, no pytest.ini, no conftest.
     folder = tmp_path / "operator-tests"
     folder.mkdir()
     (folder / EXAMPLE.name).write_text(EXAMPLE.read_text())
-    # No DOCKER_HOST: holdem.testing finds the engine as stack.sh does (issue 30 item 2).
     done = subprocess.run(
         [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", EXAMPLE.name],
         cwd=folder,
