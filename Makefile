@@ -12,7 +12,7 @@ SOAK_MINUTES ?= 60
 SOAK_RATE ?= 80
 SOAK_WARMUP ?= 15
 
-.PHONY: sync install prometheus postgres chromium run serve check test test-containers test-slow chaos soak lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
+.PHONY: sync install prometheus postgres chromium run serve check test test-containers test-slow chaos soak lint fmt bench rng-report contracts core-data check-rules check-rules-v3 kafka-up kafka-down tenant up down engine-down base-images clean
 
 sync:  ## Python deps only (uv, locked)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -86,6 +86,12 @@ check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, pr
 	$(PROMTOOL) check rules deploy/prometheus/rules/*.yml
 	$(PROMTOOL) test rules deploy/prometheus/tests/*.test.yml
 	$(PROMTOOL) check config deploy/prometheus/prometheus.yml
+
+check-rules-v3:  ## the same with upstream's promtool v3.1.0 (built once from the Go module proxy; the compose stack's Prometheus where a registry answers)
+	@v3="$$(deploy/prometheus/provision-v3.sh)" && \
+		"$$v3/promtool" check rules deploy/prometheus/rules/*.yml && \
+		"$$v3/promtool" test rules deploy/prometheus/tests/*.test.yml && \
+		"$$v3/promtool" check config deploy/prometheus/prometheus.yml
 
 kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker; NODES=3: a cluster); prints its address
 	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) >/dev/null

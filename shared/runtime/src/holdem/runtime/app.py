@@ -152,7 +152,7 @@ def _add_lifecycle(
         # one or this one's fences it, and the twin watch (below) reports a twin that stays.
         await processor.outbox.start()
         if settings.metrics_port:
-            start_http_server(settings.metrics_port, registry=registry)
+            start_http_server(settings.metrics_port, settings.metrics_host, registry=registry)
 
     async def tick() -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
