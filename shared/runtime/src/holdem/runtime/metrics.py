@@ -7,6 +7,7 @@ from datetime import datetime
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
+from holdem.core import manifest
 from holdem.core.contracts import (
     BetRejected,
     CommandRejected,
@@ -130,6 +131,19 @@ class Metrics:
             ["service"],
             registry=registry,
         )
+        self.build_info = Gauge(
+            "holdem_build_info",
+            "1, labelled with the release and the digest of its certified parts' manifest "
+            "(holdem.core.manifest: what decides an outcome)",
+            ["service", "version", "manifest"],
+            registry=registry,
+        )
+
+    def announce_build(self, service: str) -> None:
+        """Set ``holdem_build_info`` for ``service``: which certified build this process runs."""
+        self.build_info.labels(
+            service, manifest.release_version(), manifest.installed_digest()
+        ).set(1)
 
     def observe(
         self, service: str, cause: Envelope, events: Iterable[Envelope], now: datetime
