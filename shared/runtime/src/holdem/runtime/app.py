@@ -80,6 +80,7 @@ def build_app(
     )
     loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e), transport)
     processor.metrics.ready.labels(spec.name).set_function(lambda: float(loop.healthy()))
+    processor.metrics.announce_build(spec.name)
     app = _App(specification=describe(spec, settings))
     _add_lifecycle(app, processor, settings, loop, registry, transport)
     return ServiceApp(app, loop, processor)

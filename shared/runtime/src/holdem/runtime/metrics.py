@@ -12,6 +12,7 @@ from typing import Any
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 
+from holdem.core import manifest
 from holdem.core.contracts.base import Envelope
 from holdem.core.contracts.rejected import MessageRejected
 
@@ -77,7 +78,13 @@ class Metrics:
             ["service"],
             registry=registry,
         )
-
+        self.build_info = Gauge(
+            "holdem_build_info",
+            "1, labelled with the release and the digest of its certified parts' manifest "
+            "(holdem.core.manifest: what decides an outcome)",
+            ["service", "version", "manifest"],
+            registry=registry,
+        )
         self.duplicate_instance = Gauge(
             "holdem_duplicate_instance",
             "1 while another live member of the group uses this instance's HOLDEM_INSTANCE_ID "
@@ -85,6 +92,12 @@ class Metrics:
             ["service"],
             registry=registry,
         )
+
+    def announce_build(self, service: str) -> None:
+        """Set ``holdem_build_info`` for ``service``: which certified build this process runs."""
+        self.build_info.labels(
+            service, manifest.release_version(), manifest.installed_digest()
+        ).set(1)
 
     def counter(self, name: str, doc: str, labels: Iterable[str]) -> Counter:
         """A counter in this process's registry (the services' own counters use it too)."""
