@@ -29,10 +29,15 @@ def test_importing_the_core_cli_does_not_import_the_lab() -> None:
 
 def test_a_tiny_run_writes_the_report_and_renders_again_from_its_tallies(tmp_path: Path) -> None:
     first, again = tmp_path / "run", tmp_path / "again"
-    assert main(["rng-report", "--shuffles", "300", "--nist-bits", "0", "--out", str(first)]) == 0
+    # The verdict of a real draw is random: a fair shuffle FAILs at the family-wise 0.01 about
+    # once in a hundred runs, so this test asks only that the exit code tells the report's
+    # verdict (the statistics' own error rate is tested over 20 runs, tests/unit/lab, slow).
+    code = main(["rng-report", "--shuffles", "300", "--nist-bits", "0", "--out", str(first)])
     meta = json.loads((first / "counts.json").read_text())
     assert meta["shuffles"] == 300 and meta["complete"] is True and "openssl" in meta
-    assert "| shuffles | 300 |" in (first / "report.md").read_text()
+    report = (first / "report.md").read_text()
+    assert "| shuffles | 300 |" in report
+    assert code == (0 if "PASS: no test rejects a fair shuffle" in report else 1)
     argv = ["rng-report", "--counts", str(first / "counts.npz"), "--nist-bits", "0"]
-    assert main([*argv, "--out", str(again)]) == 0
+    assert main([*argv, "--out", str(again)]) == code  # the same tallies, the same verdict
     assert (again / "report.html").exists()
