@@ -16,7 +16,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError, ProducerFenced
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
 from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
 from holdem.runtime.outbox import (
@@ -97,7 +97,7 @@ class KafkaGroupConsumer:
 
     async def start(self) -> None:
         install()  # the committed offsets it starts from are stable ones (KIP-447)
-        await self.consumer.start()
+        await start_or_close(self.consumer)
 
     async def stop(self) -> None:
         await self.consumer.stop()
@@ -152,7 +152,7 @@ class KafkaProducer:
             linger_ms=0,
             transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
         )
-        await self._producer.start()
+        await start_or_close(self._producer)
 
     async def stop(self) -> None:
         if self._producer is not None:
@@ -221,7 +221,7 @@ class KafkaFollower:
         )
 
     async def start(self) -> None:
-        await self.consumer.start()
+        await start_or_close(self.consumer)
         self.consumer.assign(self.tps)
 
     async def stop(self) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Mapping
 
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime.kafka_internals import high_watermarks
 from holdem.runtime.transport import Apply, Wanted, type_header
 
@@ -56,7 +56,7 @@ async def replay(
         auto_offset_reset="earliest",
         max_partition_fetch_bytes=FETCH_BYTES,
     )
-    await consumer.start()
+    await start_or_close(consumer)
     try:
         written = await high_watermarks(consumer, assignment)  # before assign: no fetch yet
         consumer.assign(assignment)
