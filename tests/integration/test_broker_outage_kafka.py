@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from support.own_broker import deployment, kept_broker
 
 from holdem.client import Operator, Player
 from holdem.core.contracts import Called, Malfunction, Settled
@@ -23,8 +24,7 @@ from holdem.harness.audit import Record, read_run
 from holdem.harness.chaos import Figures, Supervisor
 from holdem.harness.load import Plan, fund, play
 from holdem.ops.broker import LocalBroker
-from holdem.ops.launcher import Launcher, ServiceProcess
-from holdem.runtime.topics import ensure_topics
+from holdem.ops.launcher import ServiceProcess
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]
 
@@ -35,31 +35,8 @@ ANSWERS_WITHIN_S = 120.0
 
 @pytest.fixture(scope="module")
 async def broker(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LocalBroker]:
-    own = LocalBroker(tmp_path_factory.mktemp("outage") / "kafka", keep=True)
-    try:
-        await asyncio.to_thread(own.up)
+    async with kept_broker(tmp_path_factory.mktemp("outage")) as own:
         yield own
-    finally:
-        await asyncio.to_thread(own.down, wipe=True)
-
-
-async def deployment(
-    broker: LocalBroker, tmp_path: Path, tag: str, extra: dict[str, str] | None = None
-) -> tuple[Topics, Launcher]:
-    kafka = broker.principals()
-    topics = Topics.unique(tag)
-    await ensure_topics(kafka["admin"], topics, partitions=PARTITIONS, wait=60)
-    await asyncio.to_thread(broker.authorize, topics.prefix)
-    assert broker.bootstrap is not None
-    launcher = Launcher(
-        broker.bootstrap,
-        tmp_path / tag,
-        topics.prefix,
-        PARTITIONS,
-        credentials=kafka,
-        extra_env=extra or {},
-    )
-    return topics, launcher
 
 
 async def messages(admin: KafkaConnection, topics: Topics) -> list[Record]:
@@ -81,7 +58,11 @@ async def test_rounds_in_flight_across_a_broker_restart_get_no_malfunction_when_
     none of them has a Malfunction (the watchdog counted the outage: "stuck: not settled after
     called")."""
     topics, launcher = await deployment(
-        broker, tmp_path, "stuck", {"HOLDEM_STUCK_AFTER_S": "3", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
+        broker,
+        tmp_path,
+        "stuck",
+        PARTITIONS,
+        {"HOLDEM_STUCK_AFTER_S": "3", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"},
     )
     names = ["dealer", "wallet", "settlement"]
     figures = Figures("outage")
@@ -151,7 +132,7 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
     after its first ticks: the player's Call plays the round. Counted in wall time, the table's
     policy would have folded it at the dealer's first tick after the outage."""
     timing = {"HOLDEM_DECISION_TIMEOUT_S": "8", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
-    topics, launcher = await deployment(broker, tmp_path, "timer", timing)
+    topics, launcher = await deployment(broker, tmp_path, "timer", PARTITIONS, timing)
     names = ["dealer", "wallet", "settlement"]
     figures = Figures("timer")
     supervisor = Supervisor(launcher, figures)  # restarts what exits 70 after the broker loss
