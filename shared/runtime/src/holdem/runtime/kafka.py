@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import aiokafka
@@ -158,6 +158,11 @@ class KafkaProducer:
         if self._producer is not None:
             await self._producer.stop()
 
+    async def renew(self) -> None:
+        await self.stop()
+        self._producer = None
+        await self.start()
+
     async def transact(
         self,
         records: Sequence[Record],
@@ -256,6 +261,7 @@ class KafkaTransport:
         starts: Mapping[Any, int] | None = None,
         timeout_s: float = 120.0,
         wanted: Wanted | None = None,
+        stuck: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
         # Looked up when called: a test may wrap holdem.runtime.replay.replay in a process.
         return await replaying.replay(
@@ -266,6 +272,7 @@ class KafkaTransport:
             starts=starts,
             timeout_s=timeout_s,
             wanted=wanted,
+            stuck=stuck,
         )
 
     async def latest_snapshots(self, topic: str, partitions: list[int]) -> dict[int, bytes]:
