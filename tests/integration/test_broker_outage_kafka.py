@@ -1,7 +1,12 @@
-"""Issue 18 item 6, on a broker of their own (kept on its data, killed and started again; not
-the session's): rounds in flight across a broker restart are not taken for stuck: no Malfunction
-for a round that settles. (Item 5, a twin refused at start, is superseded by ADR 034: a twin is
-fenced and reported, never refused; tests/integration/test_recovery_kafka.py.)"""
+"""On a broker of their own (kept on its data, killed and started again; not the session's):
+what a broker outage must not do.
+
+- Issue 18 item 6: rounds in flight across a broker restart are not taken for stuck: no
+  Malfunction for a round that settles; a decision timeout does not run out during an outage.
+- Issue 26 item 2 (ADR 034; it supersedes issue 18 item 5, a twin refused at start): a twin
+  (same HOLDEM_INSTANCE_ID) started while the original runs, then a broker restart: the twin is
+  reported, whoever is fenced exits 70 with the line naming the id and its causes, a supervisor
+  restarting them bricks nothing, and each deposit is answered exactly once."""
 
 from __future__ import annotations
 
@@ -13,53 +18,33 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from support.kafka_io import send_messages
+from support.messages import command
+from support.own_broker import MAX_RESTARTS, Supervise, answered, deployment, kept_broker
 
 from holdem.client import Operator, Player
-from holdem.core.contracts import Called, Malfunction, Settled
+from holdem.core.contracts import Called, Deposit, FundsDeposited, Malfunction, Settled
 from holdem.core.strategy import STRATEGIES
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
-from holdem.harness.audit import Record, read_run
+from holdem.harness.audit import Record, audit_run, read_run
 from holdem.harness.chaos import Figures, Supervisor
 from holdem.harness.load import Plan, fund, play
 from holdem.ops.broker import LocalBroker
-from holdem.ops.launcher import Launcher, ServiceProcess
-from holdem.runtime.topics import ensure_topics
+from holdem.ops.launcher import ServiceProcess
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]
 
 PARTITIONS = 3
 EXIT_FATAL = 70
 ANSWERS_WITHIN_S = 120.0
+WAVES = 5  # of deposits, until the fenced one of two twins meets its fence
 
 
 @pytest.fixture(scope="module")
 async def broker(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LocalBroker]:
-    own = LocalBroker(tmp_path_factory.mktemp("outage") / "kafka", keep=True)
-    try:
-        await asyncio.to_thread(own.up)
+    async with kept_broker(tmp_path_factory.mktemp("outage")) as own:
         yield own
-    finally:
-        await asyncio.to_thread(own.down, wipe=True)
-
-
-async def deployment(
-    broker: LocalBroker, tmp_path: Path, tag: str, extra: dict[str, str] | None = None
-) -> tuple[Topics, Launcher]:
-    kafka = broker.principals()
-    topics = Topics.unique(tag)
-    await ensure_topics(kafka["admin"], topics, partitions=PARTITIONS, wait=60)
-    await asyncio.to_thread(broker.authorize, topics.prefix)
-    assert broker.bootstrap is not None
-    launcher = Launcher(
-        broker.bootstrap,
-        tmp_path / tag,
-        topics.prefix,
-        PARTITIONS,
-        credentials=kafka,
-        extra_env=extra or {},
-    )
-    return topics, launcher
 
 
 async def messages(admin: KafkaConnection, topics: Topics) -> list[Record]:
@@ -81,7 +66,11 @@ async def test_rounds_in_flight_across_a_broker_restart_get_no_malfunction_when_
     none of them has a Malfunction (the watchdog counted the outage: "stuck: not settled after
     called")."""
     topics, launcher = await deployment(
-        broker, tmp_path, "stuck", {"HOLDEM_STUCK_AFTER_S": "3", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
+        broker,
+        tmp_path,
+        "stuck",
+        PARTITIONS,
+        {"HOLDEM_STUCK_AFTER_S": "3", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"},
     )
     names = ["dealer", "wallet", "settlement"]
     figures = Figures("outage")
@@ -151,7 +140,7 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
     after its first ticks: the player's Call plays the round. Counted in wall time, the table's
     policy would have folded it at the dealer's first tick after the outage."""
     timing = {"HOLDEM_DECISION_TIMEOUT_S": "8", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
-    topics, launcher = await deployment(broker, tmp_path, "timer", timing)
+    topics, launcher = await deployment(broker, tmp_path, "timer", PARTITIONS, timing)
     names = ["dealer", "wallet", "settlement"]
     figures = Figures("timer")
     supervisor = Supervisor(launcher, figures)  # restarts what exits 70 after the broker loss
@@ -179,3 +168,73 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
         await launcher.stop()
     assert isinstance(outcome.revealed, Called) and not outcome.revealed.auto, outcome
     assert isinstance(outcome.end, Settled)
+
+
+async def test_a_twin_through_a_broker_restart_leaves_one_owner_and_every_deposit_once(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    topics, launcher = await deployment(
+        broker, tmp_path, "twin", PARTITIONS, {"HOLDEM_TWIN_CHECK_S": "2"}
+    )
+    kafka = broker.principals()
+    supervise = Supervise(launcher)
+    watch: asyncio.Task[None] | None = None
+    deposits = [command(Deposit, "twin-p0", currency="EUR", amount=1_000)]
+    try:
+        await launcher.start(["wallet"])
+        for label in set(launcher.services) - {"wallet"}:
+            launcher.services[label].retired = True
+        original = launcher.services["wallet"]
+        await send_messages(kafka["operator"], topics.commands, deposits[:1])
+        await answered(broker, topics, deposits[:1], ANSWERS_WITHIN_S)
+        twin = ServiceProcess(
+            "wallet", dict(original.env), original.log_path.with_name("twin.log"), label="twin"
+        )
+        launcher.services["twin"] = twin
+        twin.start()
+        watch = asyncio.create_task(supervise.run())
+        pair = [original, twin]
+        # The watch reports the twin (the line that comes with holdem_duplicate_instance 1).
+        deadline = time.monotonic() + ANSWERS_WITHIN_S
+        while not any("twin: another live member" in s.log_path.read_text() for s in pair):
+            assert time.monotonic() < deadline, [s.log_tail(8) for s in pair]
+            await asyncio.sleep(0.5)
+        await asyncio.to_thread(broker.kill)
+        await asyncio.sleep(5.0)
+        await asyncio.to_thread(broker.up)
+        back = time.monotonic()
+        # Waves of deposits of players on every partition until the fenced one (whichever
+        # started its producer first) has met its fence: both hold partitions once the group
+        # is stable again.
+        for wave in range(WAVES):
+            batch = [
+                command(Deposit, f"twin-w{wave}-p{n}", currency="EUR", amount=1_000)
+                for n in range(6)
+            ]
+            deposits += batch
+            await send_messages(kafka["operator"], topics.commands, batch)
+            await answered(broker, topics, deposits, ANSWERS_WITHIN_S)
+            if any("producer fenced" in logged for _, _, logged in supervise.exits):
+                break
+        print(
+            f"\nevery deposit answered {time.monotonic() - back:.1f}s after the broker; "
+            f"exits {supervise.codes()}; alive {[s.label for s in pair if s.alive]}"
+        )
+        watch.cancel()
+        records = [r for r in await read_run(kafka["admin"], topics) if r.message is not None]
+        answers = [r.message.command_id for r in records if isinstance(r.message, FundsDeposited)]
+        assert sorted(map(str, answers)) == sorted(d.command_id for d in deposits), answers
+        assert any(s.alive for s in pair), [s.log_tail(8) for s in pair]
+        assert len(supervise.exits) < MAX_RESTARTS, supervise.codes()
+        for label, code, logged in supervise.exits:
+            assert code == EXIT_FATAL, (label, code, logged[-3000:])
+            assert "fatal: exiting" in logged, (label, logged[-3000:])
+        fenced = [logged for _, _, logged in supervise.exits if "producer fenced" in logged]
+        assert fenced, f"nobody met the fence: exits {supervise.codes()}"
+        assert all("HOLDEM_INSTANCE_ID" in logged for logged in fenced), fenced
+        report = await audit_run(kafka["admin"], topics)
+        assert report.ok, report.violations[:10]
+    finally:
+        if watch is not None:
+            watch.cancel()
+        await launcher.stop()

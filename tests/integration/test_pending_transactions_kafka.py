@@ -10,6 +10,7 @@ way, the coordinator answers the previous one, and the batch is decided twice.""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Sequence
 
@@ -20,6 +21,7 @@ from aiokafka.protocol.commit import OffsetFetchRequest
 from support.kafka import Cluster
 
 from holdem.runtime import kafka_internals
+from holdem.runtime.kafka import KafkaProducer
 from holdem.runtime.replay import replay
 from holdem.runtime.topics import ensure_topics
 
@@ -130,3 +132,49 @@ async def test_a_new_member_starts_from_the_offsets_a_transaction_still_open_com
         await consumer.stop()
         if producer._txn_manager is not None and producer._txn_manager.is_in_transaction():
             await producer.abort_transaction()
+
+
+async def test_a_transaction_the_broker_keeps_open_is_ended_by_renewing_its_transactional_id(
+    kafka: Cluster, topic: str, producer: AIOKafkaProducer
+) -> None:
+    """Issue 26 item 5 (ADR 033's open case): after a disk-full halt a restarted broker kept a
+    dealer's transaction open for two minutes, past its 15 s timeout, and the rebuild waited out
+    its 120 s bound. A transaction timeout of 15 minutes stands in for the broker that does not
+    abort: the rebuild renews its transactional id once (``stuck``), a new epoch that makes the
+    broker abort it, and reads on without it."""
+    await committed_records(producer, topic, [b"before"])
+    stale_id = f"{topic}-stale"
+    stale = AIOKafkaProducer(
+        **kafka.admin.kwargs(), transactional_id=stale_id, transaction_timeout_ms=900_000
+    )
+    await stale.start()
+    renewed: list[KafkaProducer] = []
+
+    async def renew() -> None:
+        fresh = KafkaProducer(kafka.admin, stale_id)
+        await fresh.start()  # InitProducerId: a new epoch of the id
+        renewed.append(fresh)
+
+    try:
+        await stale.begin_transaction()
+        await stale.send_and_wait(topic, value=b"left open", partition=0)
+        read: list[bytes] = []
+        # Without the renewal the replay waits for it (to its bound, 3 s here).
+        with pytest.raises(TimeoutError):
+            await replay(kafka.admin, [topic], [0], lambda *r: None, timeout_s=3)
+        count = await replay(
+            kafka.admin,
+            [topic],
+            [0],
+            lambda t, value, k, p, h: read.append(value),
+            timeout_s=60,
+            stuck=renew,
+            stuck_after_s=1.0,
+        )
+        assert len(renewed) == 1
+        assert read == [b"before"] and count == 1  # the open record was aborted, never read
+    finally:
+        for made in renewed:
+            await made.stop()
+        with contextlib.suppress(Exception):  # fenced by the renewal
+            await stale.stop()

@@ -19,7 +19,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from holdem.core.contracts import Settled
 from holdem.core.contracts.wallet import WalletEvent
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import Record, rounds_of
 
@@ -70,7 +70,7 @@ class ProjectionProcess:
 
 async def end_offsets(admin: KafkaConnection, topics: Topics, partitions: int) -> dict[Any, int]:
     consumer = AIOKafkaConsumer(**admin.kwargs(), isolation_level="read_committed")
-    await consumer.start()
+    await start_or_close(consumer)
     try:
         names = [getattr(topics, role) for role in PROJECTED]
         wanted = [TopicPartition(t, p) for t in names for p in range(partitions)]

@@ -9,7 +9,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
 
 from holdem.core.contracts import dump
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.harness.audit_read import partitions_of, read_topic
 
 __all__ = ["consumer", "partitions_of", "produce", "read_all", "send_messages", "wait_for"]
@@ -64,7 +64,7 @@ class consumer:
         )
 
     async def __aenter__(self) -> AIOKafkaConsumer:
-        await self._consumer.start()
+        await start_or_close(self._consumer)
         return self._consumer
 
     async def __aexit__(self, *exc: object) -> None:

@@ -14,7 +14,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.core.cards import Card
 from holdem.core.contracts import Message, dump
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.topics import Topics
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.app import csprng_deck
@@ -69,7 +69,7 @@ class Observer:
         self._task: asyncio.Task[None] | None = None
 
     async def start(self, partitions: int) -> None:
-        await self._consumer.start()
+        await start_or_close(self._consumer)
         assignment = [TopicPartition(t, p) for t in self._roles for p in range(partitions)]
         self._consumer.assign(assignment)
         for tp, offset in (await self._consumer.beginning_offsets(assignment)).items():

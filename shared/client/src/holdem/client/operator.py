@@ -53,7 +53,7 @@ from holdem.core.contracts import (
     parse,
 )
 from holdem.core.contracts.wallet import WalletEvent
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
 
@@ -376,7 +376,7 @@ class Operator(ProtectionCommands):
         assert self.partitions is not None, "start() the operator first"
         tp = TopicPartition(self.topics.wallet, partition_for(player_id, self.partitions))
         reader = AIOKafkaConsumer(**self._consumer_kwargs(), auto_offset_reset="earliest")
-        await reader.start()
+        await start_or_close(reader)
         try:
             reader.assign([tp])
             end = (await reader.end_offsets([tp]))[tp]

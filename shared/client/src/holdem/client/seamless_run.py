@@ -17,7 +17,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import ContractError, dump, parse
 from holdem.core.contracts.seamless import SeamlessRequest
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
 
@@ -43,8 +43,12 @@ async def serve(
         auto_offset_reset="earliest",
     )
     producer = AIOKafkaProducer(**connection.kwargs(), acks="all", linger_ms=0)
-    await consumer.start()
-    await producer.start()
+    await start_or_close(consumer)
+    try:
+        await start_or_close(producer)
+    except BaseException:
+        await consumer.stop()
+        raise
     try:
         partitions = await producer.partitions_for(topics.wallet)
         consumer.assign([TopicPartition(topics.wallet, p) for p in partitions])

@@ -7,7 +7,7 @@ import time
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 
 READ_TIMEOUT_S = 120.0
 
@@ -30,7 +30,7 @@ async def read_topic(
         enable_auto_commit=False,
         auto_offset_reset="earliest",
     )
-    await consumer.start()
+    await start_or_close(consumer)
     try:
         partitions = await partitions_of(connection, topic)
         if not partitions:

@@ -50,6 +50,7 @@ from holdem.client import KafkaConnection, Operator, Player, Voided
 from holdem.core.cards import Card
 from holdem.core.contracts import TableTerms, TimeoutPolicy
 from holdem.core.strategy import STRATEGIES, Decide
+from holdem.core.wire.connection import start_or_close
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import audit_run
@@ -146,7 +147,11 @@ async def group_lags(admin: KafkaConnection, prefix: str, topics: Topics) -> dic
         **admin.kwargs(), group_id=None, isolation_level="read_committed"
     )
     await client.start()
-    await ends_reader.start()
+    try:
+        await start_or_close(ends_reader)
+    except BaseException:
+        await client.close()
+        raise
     try:
         lags: dict[str, int] = {}
         for name, names in inputs.items():

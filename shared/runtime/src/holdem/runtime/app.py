@@ -29,7 +29,7 @@ from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.transport import Transport
-from holdem.runtime.twins import CHECK_EVERY_S, TwinWatch
+from holdem.runtime.twins import TwinWatch
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
@@ -169,7 +169,7 @@ def _add_lifecycle(
         await loop.start()
         tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
         tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))
-        tasks.append(asyncio.create_task(_every(CHECK_EVERY_S, twins.check)))
+        tasks.append(asyncio.create_task(_every(settings.twin_check_s, twins.check)))
 
     @app.on_shutdown
     async def stop() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import aiokafka
@@ -16,7 +16,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import KafkaError, ProducerFenced
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
 from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
 from holdem.runtime.outbox import (
@@ -97,7 +97,7 @@ class KafkaGroupConsumer:
 
     async def start(self) -> None:
         install()  # the committed offsets it starts from are stable ones (KIP-447)
-        await self.consumer.start()
+        await start_or_close(self.consumer)
 
     async def stop(self) -> None:
         await self.consumer.stop()
@@ -152,11 +152,16 @@ class KafkaProducer:
             linger_ms=0,
             transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
         )
-        await self._producer.start()
+        await start_or_close(self._producer)
 
     async def stop(self) -> None:
         if self._producer is not None:
             await self._producer.stop()
+
+    async def renew(self) -> None:
+        await self.stop()
+        self._producer = None
+        await self.start()
 
     async def transact(
         self,
@@ -221,7 +226,7 @@ class KafkaFollower:
         )
 
     async def start(self) -> None:
-        await self.consumer.start()
+        await start_or_close(self.consumer)
         self.consumer.assign(self.tps)
 
     async def stop(self) -> None:
@@ -256,6 +261,7 @@ class KafkaTransport:
         starts: Mapping[Any, int] | None = None,
         timeout_s: float = 120.0,
         wanted: Wanted | None = None,
+        stuck: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
         # Looked up when called: a test may wrap holdem.runtime.replay.replay in a process.
         return await replaying.replay(
@@ -266,6 +272,7 @@ class KafkaTransport:
             starts=starts,
             timeout_s=timeout_s,
             wanted=wanted,
+            stuck=stuck,
         )
 
     async def latest_snapshots(self, topic: str, partitions: list[int]) -> dict[int, bytes]:

@@ -187,6 +187,7 @@ class ServiceLoop:
             starts=starts,
             timeout_s=REPLAY_TIMEOUT_S,
             wanted=wanted,
+            stuck=self.outbox.renew,
         )
         # The whole book again, to its end: the commands of the partitions just assigned are
         # decided against every table event their previous owner committed.

@@ -78,6 +78,12 @@ class TransactionalOutbox:
     async def stop(self) -> None:
         await self.producer.stop()
 
+    async def renew(self) -> None:
+        """A new epoch of the transactional id, between two commits: what a transaction of this
+        id left open (one the broker kept past its timeout, ADR 033) is aborted."""
+        async with self._committing:
+            await self.producer.renew()
+
     async def send(self, records: Sequence[Record]) -> None:
         self._pending.extend(records)
 

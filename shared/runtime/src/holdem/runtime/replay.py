@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 
+import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime.kafka_internals import high_watermarks
 from holdem.runtime.transport import Apply, Wanted, type_header
 
@@ -19,6 +20,11 @@ FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long ru
 # consumer group's heartbeats (6 s session) run on the same loop while a service replays.
 YIELD_EVERY = 500
 SETTLE_POLL_S = 0.05  # how often a replay asks whether the transactions open at its start ended
+# Past the producers' transaction timeout (15 s, holdem.runtime.kafka), a transaction still open
+# is one the broker failed to abort (seen after a disk-full halt, ADR 033): ``stuck`` is called.
+STUCK_AFTER_S = 20.0
+log = structlog.get_logger(__name__)
+Stuck = Callable[[], Awaitable[None]]
 
 
 __all__ = ["Apply", "Merge", "Wanted", "replay", "type_header"]
@@ -33,6 +39,8 @@ async def replay(
     starts: Mapping[TopicPartition, int] | None = None,
     timeout_s: float = 120.0,
     wanted: Wanted | None = None,
+    stuck: Stuck | None = None,
+    stuck_after_s: float = STUCK_AFTER_S,
 ) -> int:
     """Feed every committed record of ``topics`` × ``partitions`` to
     ``apply(topic, value, key, partition, headers)``, from ``starts`` (a snapshot's offsets;
@@ -44,7 +52,9 @@ async def replay(
 
     The end offsets are taken once no transaction open when the replay starts is still open
     (``settled_ends``): a state rebuilt without the records of one would lack them for good, since
-    they were written before it and only new records follow."""
+    they were written before it and only new records follow. ``stuck``, if given, is awaited once
+    when they are still open after ``stuck_after_s`` (the rebuild renews its transactional id:
+    the broker then aborts what that id left open, ADR 034)."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -56,11 +66,11 @@ async def replay(
         auto_offset_reset="earliest",
         max_partition_fetch_bytes=FETCH_BYTES,
     )
-    await consumer.start()
+    await start_or_close(consumer)
     try:
         written = await high_watermarks(consumer, assignment)  # before assign: no fetch yet
         consumer.assign(assignment)
-        ends = await settled_ends(consumer, written, timeout_s)
+        ends = await settled_ends(consumer, written, timeout_s, stuck, stuck_after_s)
         starts = starts or {}
         pending = {tp for tp in assignment if ends[tp] > starts.get(tp, 0)}
         if not pending:
@@ -100,6 +110,8 @@ async def settled_ends(
     consumer: AIOKafkaConsumer,
     written: Mapping[TopicPartition, int],
     timeout_s: float,
+    stuck: Stuck | None = None,
+    stuck_after_s: float = STUCK_AFTER_S,
 ) -> dict[TopicPartition, int]:
     """The last stable offsets of the partitions (``consumer`` reads committed data) once each
     has passed ``written``, its high watermark when the replay began: every transaction with a
@@ -111,13 +123,21 @@ async def settled_ends(
     stable offset alone, the state would lack them, and the instance would take its own dealt
     round for one never dealt. ``TimeoutError`` after ``timeout_s`` (past the producers'
     transaction timeout, after which the broker aborts what is still open)."""
-    deadline = time.monotonic() + timeout_s
+    started = time.monotonic()
+    deadline = started + timeout_s
     tps = list(written)
     while True:
         stable: dict[TopicPartition, int] = await consumer.end_offsets(tps)
         open_ = sorted(tp for tp in tps if stable[tp] < written[tp])
         if not open_:
             return stable
+        if stuck is not None and time.monotonic() - started > stuck_after_s:
+            log.warning(
+                "transactions open past the transaction timeout: renewing the transactional id",
+                partitions=[f"{tp.topic}-{tp.partition}" for tp in open_],
+            )
+            await stuck()
+            stuck = None  # once: another producer's transaction is the broker's to end
         if time.monotonic() > deadline:
             raise TimeoutError(
                 f"transactions still open after {timeout_s:.0f}s on {open_}: "

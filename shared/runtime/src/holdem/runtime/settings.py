@@ -51,6 +51,12 @@ class RuntimeSettings(BaseSettings):
         description="How often each partition's state is snapshotted (0: never; restarts then "
         "replay the whole log)",
     )
+    twin_check_s: float = Field(
+        default=20.0,
+        gt=0,
+        description="How often the twin watch lists the group for another live member with this "
+        "instance's id (ADR 034)",
+    )
     log_level: str = Field(default="INFO", description="structlog level")
     publish_retries: int = Field(
         default=5, ge=0, description="Attempts to publish one decision before the service gives up"

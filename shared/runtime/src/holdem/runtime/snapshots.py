@@ -23,7 +23,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 
 FORMAT = 1
 PARTS_FORMAT = 2  # one part of a snapshot written in parts
@@ -173,7 +173,7 @@ async def latest(
         **connection.kwargs(), group_id=None, enable_auto_commit=False,
         isolation_level="read_committed",
     )  # fmt: skip
-    await consumer.start()
+    await start_or_close(consumer)
     try:
         tps = [TopicPartition(topic, p) for p in partitions]
         consumer.assign(tps)

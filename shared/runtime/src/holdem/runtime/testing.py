@@ -27,7 +27,7 @@ import contextlib
 import itertools
 import time
 import uuid
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,8 +208,9 @@ class MemoryTransport:
         starts: Mapping[Any, int] | None = None,
         timeout_s: float = 120.0,
         wanted: Wanted | None = None,
+        stuck: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
-        starts = starts or {}
+        starts = starts or {}  # every transaction is whole at once here: nothing is ever stuck
         read = 0
         for partition in partitions:
             records: list[LogRecord] = []
@@ -410,6 +411,9 @@ class MemoryProducer:
 
     async def stop(self) -> None:
         return None
+
+    async def renew(self) -> None:
+        await self.start()
 
     async def transact(
         self,

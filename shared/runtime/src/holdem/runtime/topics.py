@@ -17,7 +17,7 @@ from aiokafka.errors import (
     for_code,
 )
 
-from holdem.core.wire.connection import KafkaConnection, as_connection
+from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.core.wire.topics import Topics, snapshot_topic
 
 SNAPSHOTTED = ("dealer", "wallet", "settlement", "query")  # the services whose state is snapshotted
@@ -149,7 +149,7 @@ async def _wait_until_leaders_serve(
     # Metadata names a leader a moment before that broker serves the partition (a produce then
     # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it.
     consumer = AIOKafkaConsumer(**connection.kwargs(), request_timeout_ms=10_000)
-    await asyncio.wait_for(consumer.start(), timeout=max(deadline - time.monotonic(), 0.1))
+    await asyncio.wait_for(start_or_close(consumer), timeout=max(deadline - time.monotonic(), 0.1))
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
         await asyncio.wait_for(

@@ -10,7 +10,7 @@ module only, so both run the same loop with the same batch and transaction bound
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -105,6 +105,11 @@ class Producer(Protocol):
 
     async def start(self) -> None: ...
     async def stop(self) -> None: ...
+    async def renew(self) -> None:
+        """Initialise the transactional id again (a new epoch): the broker aborts whatever
+        transaction the id still has open (ADR 034)."""
+        ...
+
     async def transact(
         self,
         records: Sequence[Record],
@@ -143,11 +148,13 @@ class Transport(Protocol):
         starts: Mapping[Any, int] | None = None,
         timeout_s: float = 120.0,
         wanted: Wanted | None = None,
+        stuck: Callable[[], Awaitable[None]] | None = None,
     ) -> int:
         """Every committed record of ``topics`` x ``partitions`` from ``starts`` (default: the
         beginning) to the end offsets at the start, each partition number's topics in write
         order, to ``apply``; a record whose type header ``wanted`` refuses is skipped unparsed.
-        The number of records read. ``TimeoutError`` after ``timeout_s`` without progress."""
+        The number of records read. ``TimeoutError`` after ``timeout_s`` without progress.
+        ``stuck``: awaited once if transactions open at the start outlast their timeout."""
         ...
 
     async def latest_snapshots(self, topic: str, partitions: list[int]) -> dict[int, bytes]:

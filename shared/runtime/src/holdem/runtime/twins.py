@@ -3,11 +3,11 @@
 
 Safety does not depend on it: a twin shares this instance's transactional id, so Kafka's producer
 fencing (epochs) ends whichever started first (exit 70, one critical line naming the id), and
-offsets are committed as the group's member (KIP-447). What a twin costs is availability, and an
-operator should know: every ``CHECK_EVERY_S`` the watch lists the group (one group per describe
-call), and when the same other member with this instance's client id is listed by two checks at
-least a session timeout apart, it reports a twin (``holdem_duplicate_instance`` 1, alert
-``HoldemDuplicateInstance``); 0 once no such member is listed.
+offsets are committed as the group's member (KIP-447). What a twin costs is availability, and
+an operator should know: every ``twin_check_s`` (20 s) the watch lists the group (one group per
+describe call), and when the same other member with this instance's client id is listed by two
+checks at least a session timeout apart, it reports a twin (``holdem_duplicate_instance`` 1,
+alert ``HoldemDuplicateInstance``); 0 once no such member is listed.
 
 A listing counts only when it lists this instance's own member too: one that does not (before
 this member joined, or a restarted broker's listing of members that died during its outage,
@@ -24,7 +24,6 @@ import structlog
 from holdem.runtime.transport import GroupAdmin
 
 log = structlog.get_logger(__name__)
-CHECK_EVERY_S = 20.0
 
 
 class TwinWatch:

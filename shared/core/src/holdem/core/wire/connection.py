@@ -3,12 +3,13 @@ from the ``HOLDEM_KAFKA_*`` variables that ``kafka.sh up`` writes per principal.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
@@ -155,3 +156,22 @@ def read_env_file(path: str | Path) -> dict[str, str]:
             raise ConnectionConfigError(f"{path}:{number}: expected KEY=VALUE")
         out[key.strip()] = value.strip()
     return out
+
+
+class Startable(Protocol):
+    """A Kafka client (aiokafka's consumer, producer or admin): started, then stopped once."""
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+async def start_or_close(client: Startable) -> None:
+    """Start ``client``; if its start fails (broker away, a timeout cancelling it), stop it
+    before raising: a client made and never stopped keeps its connections and sockets, and
+    aiokafka warns "Unclosed AIOKafkaConsumer" when it is collected (issue 26 item 6)."""
+    try:
+        await client.start()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await client.stop()
+        raise
