@@ -1,4 +1,5 @@
-# Casino Hold'em backend: the commands a newcomer needs. `make run` plays the game, `make test` tests it.
+# Casino Hold'em backend: the commands a newcomer needs. `make run` plays the game, `make test` tests it,
+# `make check` is the fast inner loop (lint, unit, property and service tests; docs/testing.md).
 SHELL := /bin/bash
 export UV_PYTHON_DOWNLOADS := never
 UV ?= uv
@@ -11,11 +12,13 @@ SOAK_MINUTES ?= 60
 SOAK_RATE ?= 80
 SOAK_WARMUP ?= 15
 
-.PHONY: install prometheus postgres chromium run serve test test-containers test-slow chaos soak lint fmt bench rng-report contracts core-data check-rules kafka-up kafka-down tenant up down engine-down base-images clean
+.PHONY: sync install prometheus postgres chromium run serve check test test-containers test-slow chaos soak lint fmt bench rng-report contracts core-data check-rules check-rules-v3 kafka-up kafka-down tenant up down engine-down base-images clean
 
-install:  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
+sync:  ## Python deps only (uv, locked)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
 	$(UV) sync --frozen
+
+install: sync  ## Python deps (uv, locked) and the Kafka jars (Maven, cached)
 	deploy/kafka/kafka.sh fetch
 
 prometheus:  ## promtool and the prometheus server from Debian's package into deploy/prometheus/.cache/ (no root)
@@ -32,6 +35,13 @@ run: install  ## start Kafka and the four services, play a demo load, print a su
 
 serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and the back office (its URL printed; NOBO=1: without), up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
 	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless) $(if $(NOBO),--no-backoffice)
+
+# The tiers that need no broker, no Docker, no PostgreSQL and no browser (promtool is unpacked
+# without root): what a developer runs before each commit; `make test` runs everything.
+CHECK_TESTS = tests/unit tests/property tests/service
+CHECK_MARKS = not slow and not kafka and not containers and not postgres and not browser
+check: prometheus lint  ## lint, then the unit, property and service tests: no broker, no Docker (a few minutes)
+	$(UV) run --frozen pytest $(CHECK_TESTS) -m "$(CHECK_MARKS)" -q
 
 test: install prometheus postgres chromium  ## the whole suite: real Kafka (its own broker), and the compose stack in a Docker engine (provisioned as root when none answers)
 	UV=$(UV) scripts/test.sh
@@ -50,7 +60,7 @@ chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; au
 soak: install  ## an hour of steady open-loop load after a warm-up (SOAK_MINUTES, SOAK_WARMUP, SOAK_RATE rounds/s): memory, p99, lag, topic sizes, errors, audit; report in docs/soak/
 	$(PY) -m holdem.harness.soak --minutes $(SOAK_MINUTES) --warmup-minutes $(SOAK_WARMUP) --rate $(SOAK_RATE) --out docs/soak
 
-lint: install
+lint: sync
 	$(UV) run --frozen ruff check .
 	$(UV) run --frozen ruff format --check .
 	$(UV) run --frozen mypy shared services
@@ -76,6 +86,12 @@ check-rules: prometheus  ## promtool: the Prometheus rules, their unit tests, pr
 	$(PROMTOOL) check rules deploy/prometheus/rules/*.yml
 	$(PROMTOOL) test rules deploy/prometheus/tests/*.test.yml
 	$(PROMTOOL) check config deploy/prometheus/prometheus.yml
+
+check-rules-v3:  ## the same with upstream's promtool v3.1.0 (built once from the Go module proxy; the compose stack's Prometheus where a registry answers)
+	@v3="$$(deploy/prometheus/provision-v3.sh)" && \
+		"$$v3/promtool" check rules deploy/prometheus/rules/*.yml && \
+		"$$v3/promtool" test rules deploy/prometheus/tests/*.test.yml && \
+		"$$v3/promtool" check config deploy/prometheus/prometheus.yml
 
 kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker; NODES=3: a cluster); prints its address
 	@deploy/kafka/kafka.sh up $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) >/dev/null

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The compose stack as `make up` / `make down` run it, on any machine with an engine or root:
 #
-#   stack.sh up [compose up args]   an engine (engine.sh up), the base images (the upstream ones
-#                                   when present or pullable, else the Debian-built stand-ins of
-#                                   base-images.sh), the secrets (below), then
-#                                   `docker compose up --build --detach --wait`
+#   stack.sh up [compose up args]   an engine (engine.sh up), every published host port checked
+#                                   free (else: which HOLDEM_*_PORT to set, before any build), the
+#                                   base images (the upstream ones when present or pullable, else
+#                                   the Debian-built stand-ins of base-images.sh), the secrets
+#                                   (below), then `docker compose up --build --detach --wait`; a
+#                                   failed up is taken down again (`down`, the volumes kept), so
+#                                   no half-started stack holds ports; then the operator's env
+#                                   file, and the images the rebuild left dangling are removed
 #   stack.sh down [compose down args]  `docker compose down --volumes` (the engine stays up;
 #                                   `deploy/docker/engine.sh down` stops the one it started)
 #   stack.sh env                    the export lines `up` uses (DOCKER_HOST, HOLDEM_*_IMAGE,
@@ -19,6 +23,8 @@
 #   ca.pem             the CA bundle a build trusts besides its base's: the host's system bundle
 #                      plus HOLDEM_EXTRA_CA (a PEM file, or a folder of *.pem / *.crt), made anew
 #                      at each `up`; a BuildKit secret, in no image layer
+#   operator.env       written at each successful `up`: the HOLDEM_KAFKA_* an operator's process
+#                      on this host connects with (as `make serve`'s clients/operator.env)
 # Environment: COMPOSE_PROJECT_NAME, HOLDEM_*_PORT (docker-compose.yml), HOLDEM_PULL_TIMEOUT
 # (s, default 30: how long a pull may try before the stand-ins are built).
 set -euo pipefail
@@ -118,14 +124,94 @@ print_env() {
     echo "export HOLDEM_SECRETS_DIR=$HOLDEM_SECRETS_DIR"
 }
 
+# The host ports docker-compose.yml publishes, as variable:default (Grafana's with its profile).
+PORTS=(
+    HOLDEM_KAFKA_PORT:29092 HOLDEM_PROMETHEUS_PORT:9090 HOLDEM_BACKOFFICE_PORT:8080
+    HOLDEM_DEALER_METRICS_PORT:9101 HOLDEM_WALLET_METRICS_PORT:9102
+    HOLDEM_SETTLEMENT_METRICS_PORT:9103 HOLDEM_QUERY_METRICS_PORT:9104
+)
+
+# Exit 0 when something holds the port on 127.0.0.1 (a bind there fails: also 0.0.0.0 holders).
+port_taken() {
+    python3 -c 'import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(0)
+sys.exit(1)' "$1"
+}
+
+# Every published port free, or held by this project's own containers (an up of a running stack
+# replaces them); else name the variables to set and stop, before anything is built.
+check_ports() {
+    local project="${COMPOSE_PROJECT_NAME:-holdem}" ours="" entry var port taken=()
+    [[ " ${COMPOSE_PROFILES:-} $* " == *grafana* ]] && PORTS+=(HOLDEM_GRAFANA_PORT:3000)
+    [[ -z "${DOCKER_HOST:-}" ]] ||
+        ours="$(docker ps --filter "label=com.docker.compose.project=$project" --format '{{.Ports}}' 2>/dev/null || true)"
+    for entry in "${PORTS[@]}"; do
+        var="${entry%%:*}"
+        port="$(compose_value "$var" "${entry#*:}")"
+        [[ "$port" =~ ^[0-9]+$ ]] || die "$var=$port is not a port number"
+        [[ "$ours" == *":$port->"* ]] && continue
+        if port_taken "$port"; then taken+=("$var=$port"); fi
+    done
+    [[ ${#taken[@]} -eq 0 ]] && return 0
+    log "host ports in use on 127.0.0.1: ${taken[*]}"
+    die "set each to a free port (e.g. HOLDEM_DEALER_METRICS_PORT=19101 make up) or stop what holds it; nothing was built or started"
+}
+
+# A value as compose reads it: the environment, else the .env file beside docker-compose.yml.
+compose_value() {
+    local name="$1" default="$2" line
+    if [[ -n "${!name:-}" ]]; then echo "${!name}"; return; fi
+    if [[ -f "$ROOT/.env" ]] && line="$(grep -E "^${name}=" "$ROOT/.env" | tail -n 1)"; then
+        line="${line#*=}"; line="${line%\"}"; line="${line#\"}"
+        echo "$line"
+        return
+    fi
+    echo "$default"
+}
+
+write_operator_env() {
+    local file="$SECRETS/operator.env"
+    (
+        umask 077
+        {
+            echo "# The operator principal of the compose stack (deploy/docker/stack.sh up writes it)."
+            echo "HOLDEM_KAFKA_BOOTSTRAP=127.0.0.1:$(compose_value HOLDEM_KAFKA_PORT 29092)"
+            echo "HOLDEM_KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT"
+            echo "HOLDEM_KAFKA_SASL_MECHANISM=SCRAM-SHA-512"
+            echo "HOLDEM_KAFKA_SASL_USERNAME=operator"
+            echo "HOLDEM_KAFKA_SASL_PASSWORD=$(compose_value HOLDEM_OPERATOR_PASSWORD operator-dev-only)"
+        } >"$file.tmp"
+    )
+    mv "$file.tmp" "$file"
+    echo "$file"
+}
+
 cmd="${1:-}"
 shift || true
 case "$cmd" in
     up)
+        cd "$ROOT"
+        # The ports first, before an engine is provisioned or an image built (an engine that
+        # already answers tells which ports this project's own containers hold).
+        if found="$("$HERE/engine.sh" env 2>/dev/null)"; then eval "$found"; export DOCKER_HOST; fi
+        check_ports "$@"
         setup
         log "docker compose up --build --detach --wait (Kafka, topic-init, the four services, Prometheus)"
-        docker compose up --build --detach --wait "$@"
-        log "up: Kafka on 127.0.0.1:${HOLDEM_KAFKA_PORT:-29092} (credentials: docker-compose.yml), Prometheus on http://127.0.0.1:${HOLDEM_PROMETHEUS_PORT:-9090}"
+        if ! docker compose up --build --detach --wait "$@"; then
+            log "up failed: taking the stack down again (its volumes kept), so that no half of it runs"
+            docker compose down >&2 || true
+            exit 1
+        fi
+        # The images a rebuild replaced lost their tags to the new ones: dangling, removed.
+        docker image prune --force --filter "label=com.docker.compose.project=${COMPOSE_PROJECT_NAME:-holdem}" >/dev/null || true
+        operator_env="$(write_operator_env)"
+        log "up: Kafka on 127.0.0.1:$(compose_value HOLDEM_KAFKA_PORT 29092) as the operator: set -a; . $operator_env; set +a"
+        log "Prometheus on http://127.0.0.1:$(compose_value HOLDEM_PROMETHEUS_PORT 9090), the back office on http://127.0.0.1:$(compose_value HOLDEM_BACKOFFICE_PORT 8080)"
+        log "your own docker CLI on this engine: eval \"\$(deploy/docker/engine.sh env)\""
         ;;
     down)
         cd "$ROOT"

@@ -1,10 +1,13 @@
 """An operator's own integration tests against the whole stack in containers (holdem.testing):
 a round played through the SDK as the operator principal, and a rare path forced on demand."""
 
+import pytest
+
 from holdem.client import Player
 from holdem.core.contracts import Mode
 
 pytest_plugins = ["holdem.testing.pytest_plugin"]  # the holdem_stack fixture
+pytestmark = pytest.mark.asyncio  # pytest-asyncio runs these async tests, with no pytest.ini
 
 # Deal order: the player's two, the dealer's two (a pair of 4s: he qualifies), flop, turn, river.
 ROYAL = ["As", "Ks", "4c", "4d", "Qs", "Js", "Ts", "2h", "7d"]

@@ -1,4 +1,5 @@
-"""The README's SDK example, run as written against real services: one round, money adds up."""
+"""The operator guide's SDK example, run as written against real services: one round, money adds
+up."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ EXAMPLE = REPO / "examples" / "operator_round.py"
 RUN_TIMEOUT_S = 120  # bounds a hang only; the round takes about a second
 
 
-def test_the_readme_shows_the_example_verbatim() -> None:
-    readme = (REPO / "README.md").read_text()
-    assert f"```python\n{EXAMPLE.read_text()}```" in readme
+def test_the_operator_guide_shows_the_example_verbatim() -> None:
+    guide = (REPO / "docs" / "operator-guide.md").read_text()
+    assert f"```python\n{EXAMPLE.read_text()}```" in guide
 
 
 async def test_the_example_plays_a_round_against_the_services(stack: Stack) -> None:

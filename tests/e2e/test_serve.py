@@ -63,6 +63,7 @@ async def play_a_round(operator_env: Path) -> tuple[str, str]:
     return player.player_id, outcome.round_id
 
 
+@pytest.mark.postgres  # the back office it starts
 def test_serve_stays_up_prints_where_to_connect_and_keeps_the_data_after_ctrl_c(
     tmp_path: Path,
 ) -> None:

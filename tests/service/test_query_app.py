@@ -3,6 +3,7 @@ keyed by the requester; refusals typed; unreadable queries dead-lettered."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,6 +26,7 @@ from holdem.core.contracts import (
     Mode,
     OpenRoundQuery,
     OpenRoundReply,
+    PromoCredited,
     QueryReason,
     QueryRefused,
     RoundSummaryQuery,
@@ -36,6 +38,7 @@ from holdem.query.app import create_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
 from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.transport import TYPE_HEADER
 
 
 @dataclass
@@ -198,3 +201,46 @@ async def test_a_query_under_another_players_key_is_dead_lettered(query: Harness
     await query.log.publish("queries", dump(bad), b"p2")
     [rejected] = query.rejected
     assert rejected.reason.value == "key_mismatch" and query.replies == []
+
+
+async def test_a_promotional_credit_is_in_the_next_balance_answer(query: Harness) -> None:
+    """Issue 29 defect 2: the query service reads the promotion's money movements too."""
+    await query.feed(*play(game(0), 1_000).wallet)
+    credit = PromoCredited(
+        event_id="w-promo", player_id="p1", occurred_at=NOW, idempotency_key="promo:1",
+        currency="EUR", amount=2_500, available=3_545, held=0, campaign_id="welcome",
+        reason="goodwill",
+    )  # fmt: skip
+    # As the wallet publishes it: with its type header, which the service filters on.
+    topic = query.log.topic("wallet")
+    await query.log.transport.publish(
+        topic, dump(credit), key=b"p1", headers=[(TYPE_HEADER, credit.type.encode())]
+    )
+    await query.log.transport.settle()
+    reply = await query.ask(BalanceQuery)
+    assert isinstance(reply, BalanceReply)
+    assert [(b.currency, b.mode, b.available, b.held) for b in reply.balances] == [
+        ("EUR", Mode.REAL, 3_545, 0)
+    ]
+
+
+async def test_the_open_round_leaves_out_what_is_not_known_and_names_its_pay_table(
+    query: Harness,
+) -> None:
+    """Issue 29 defect 6: a dealt round's reply carries no balance_after (its money is not
+    final), the pay table its bet was placed under, and no null or empty field."""
+    game0 = game(0)
+    played = play(game0, 1_000)
+    at_table = game0.bet_placed(table_id="eur-low", table_version=1, pay_table="standard-1")
+    await query.feed(at_table, played.rounds[1], *played.wallet[:2])
+    before = len(query.replies)
+    reply = await query.ask(OpenRoundQuery)
+    assert isinstance(reply, OpenRoundReply) and reply.open_round is not None
+    [record] = query.log.records("replies")[before:]
+    assert record.value is not None
+    shown = json.loads(record.value)["open_round"]
+
+    assert shown["state"] == "dealt" and shown["pay_table"] == "standard-1"
+    assert shown["balance_before"] == 1_000 and "balance_after" not in shown
+    assert not [k for k, v in shown.items() if v is None or v == []], shown
+    assert {"turn", "river", "dealer_cards", "deck", "salt", "ended_at"}.isdisjoint(shown)

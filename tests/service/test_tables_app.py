@@ -22,6 +22,7 @@ from support.wallet_app import Wallet, wallet
 from holdem.core.contracts import Mode, Reason, TableRejected, dump, parse
 from holdem.core.table_book import TableBook
 from holdem.runtime.metrics import Metrics
+from holdem.settlement.metrics import SettlementCounters
 
 
 def table_answers(w: Wallet) -> list[tuple[str, Any]]:
@@ -228,9 +229,10 @@ async def test_play_money_is_granted_and_reset_by_the_operator_and_never_touches
 
 def test_a_fun_round_never_reaches_the_money_metrics() -> None:
     registry = CollectorRegistry()
-    metrics = Metrics(registry)
+    counters = SettlementCounters(Metrics(registry))
     real = verified_settled("r1")
-    metrics.observe_events("settlement", [real, real.model_copy(update={"mode": Mode.FUN})])
+    for settled in (real, real.model_copy(update={"mode": Mode.FUN})):
+        counters.observe(settled)
 
     sample = registry.get_sample_value
     assert sample("holdem_rounds_total", {"outcome": real.result}) == 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import partial
 
 from prometheus_client import CollectorRegistry
+from structlog.testing import capture_logs
+from support.deciders import NOW
 from support.wallet import (
     balances,
     deposit,
@@ -16,7 +18,7 @@ from support.wallet import (
 )
 from support.wallet_app import wallet
 
-from holdem.core.contracts import Reason, parse
+from holdem.core.contracts import GrantFun, Reason, parse
 from holdem.wallet.state import initial_state
 
 MALF = "round.malfunction"
@@ -133,3 +135,62 @@ async def test_replaying_the_published_ledger_rebuilds_the_live_state() -> None:
             topic = processor.topic_of(role)
             processor.fold(topic, record.value, record.key, record.partition, record.headers)
     assert processor.state_for("p1") == live and live.evidence_of("p1", "r1").reveal is not None
+
+
+async def test_a_tombstone_on_the_commands_topic_is_dead_lettered_with_a_log_line() -> None:
+    """Issue 29 defect 4: a record without a value never vanishes: it is refused malformed."""
+    async with wallet() as w:
+        with capture_logs() as lines:
+            await w.log.publish("commands", None, b"p1")
+        await w.send("commands", deposit(10_000))
+
+    [letter] = w.messages("rejected")
+    assert letter.reason is Reason.MALFORMED and "tombstone" in letter.detail
+    assert (letter.service, letter.player_id, letter.raw_size) == ("wallet", "p1", 0)
+    assert letter.source_key == "p1" and letter.source_offset == 0
+    assert [x["event"] for x in lines if x.get("reason") == "malformed"] == ["rejected"]
+    assert w.types("wallet") == ["wallet.deposited"]  # and the next command is answered
+
+
+async def test_money_comes_in_only_in_a_currency_of_the_currency_table() -> None:
+    """Issue 29 defect 14: one rule for every credit (Deposit, GrantFun, ResetFun, CreditPromo,
+    a table's currency): ISO 4217 or a configured code, else unsupported_currency."""
+    fun_in_qqq = GrantFun(
+        event_id="e-fun", command_id="c-fun", player_id="p1", occurred_at=NOW,
+        currency="QQQ", amount=500,
+    )  # fmt: skip
+    async with wallet() as w:
+        await w.send("commands", deposit(2_500, currency="QQQ", command_id="c-qqq"))
+        await w.send("commands", fun_in_qqq)
+        await w.send("commands", deposit(2_500, currency="BTC", command_id="c-btc"))
+
+    refused = [m for m in w.messages("wallet") if m.type == "wallet.rejected"]
+    assert [(m.command_id, m.reason) for m in refused] == [
+        ("c-qqq", Reason.UNSUPPORTED_CURRENCY),
+        ("c-fun", Reason.UNSUPPORTED_CURRENCY),
+    ]
+    assert w.types("wallet")[-1] == "wallet.deposited"  # BTC: a configured code (the default)
+    state = w.service.processor.state_for("p1")
+    assert balances(state, currency="QQQ") == (0, 0)
+    assert balances(state, currency="BTC") == (2_500, 0)
+
+
+async def test_a_reused_command_id_is_answered_duplicate_each_time_and_its_owner_never_again() -> (
+    None
+):
+    """Issue 29 defect 5, as the guide (section 8) now says: every record reusing a command_id
+    for another body gets its own `duplicate` (nothing of it is remembered, so bad input grows
+    no state, and a lost answer comes back on a resend); the command that owns the id, resent,
+    answers nothing."""
+    first = deposit(1_000, command_id="c-1")
+    async with wallet() as w:
+        await w.send("commands", first)
+        await w.send("commands", deposit(2_000, command_id="c-1"))
+        await w.send("commands", deposit(2_000, command_id="c-1"))
+        await w.send("commands", first.model_copy(update={"event_id": "resent"}))
+
+    refused = [m for m in w.messages("wallet") if m.type == "wallet.rejected"]
+    assert [(m.command_id, m.reason) for m in refused] == [("c-1", Reason.DUPLICATE)] * 2
+    assert refused[0].event_id != refused[1].event_id
+    assert w.types("wallet") == ["wallet.deposited", "wallet.rejected", "wallet.rejected"]
+    assert balances(w.service.processor.state_for("p1")) == (1_000, 0)

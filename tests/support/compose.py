@@ -77,7 +77,7 @@ class ComposeStack:
         )
 
     def client_env(self, principal: str) -> dict[str, str]:
-        """HOLDEM_KAFKA_* as the README tells an operator to set them."""
+        """HOLDEM_KAFKA_* as the operator guide (section 1) tells an operator to set them."""
         return {
             "HOLDEM_KAFKA_BOOTSTRAP": f"127.0.0.1:{self.kafka_port}",
             "HOLDEM_KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",

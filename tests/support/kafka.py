@@ -187,7 +187,8 @@ def container_broker() -> Iterator[Cluster]:
 @contextlib.contextmanager
 def kafka_broker() -> Iterator[Cluster]:
     """A reachable cluster with authentication on: the one KAFKA_BOOTSTRAP_SERVERS names, else a
-    local one from the jars (the Docker way of DESIGN.md is gone: it had no SASL set-up)."""
+    local one from the jars (ADR 001; the first design's Docker broker is gone: it had no SASL
+    set-up)."""
     if bootstrap := os.environ.get("KAFKA_BOOTSTRAP_SERVERS"):
         with external_broker(bootstrap) as cluster:
             yield cluster

@@ -24,7 +24,7 @@ class Log:
     async def publish(
         self,
         role: str,
-        raw: bytes,
+        raw: bytes | None,
         key: bytes | None,
         headers: tuple[tuple[str, bytes], ...] = (),
     ) -> None:

@@ -1,7 +1,8 @@
 """The metric names PromQL expressions use, checked against what the services really expose.
 
-The exposed names come from the registry itself: ``holdem.runtime.metrics.Metrics``, registered
-in a fresh ``CollectorRegistry`` and expanded the way the text exposition names samples
+The exposed names come from the registries themselves: each service's, with the runtime's
+``holdem.runtime.metrics.Metrics`` and the service's own counters (``holdem.<service>.metrics``),
+registered in a fresh ``CollectorRegistry`` and expanded the way the text exposition names samples
 (counters ``_total``, histograms ``_bucket``/``_sum``/``_count``). A service registers nothing
 else (no faststream middleware, ADR 023): a ``faststream_*`` name in a rule is reported unknown.
 """
@@ -17,7 +18,10 @@ from typing import Any
 import yaml
 from prometheus_client import CollectorRegistry
 
-from holdem.runtime.metrics import Metrics
+from holdem.dealer.metrics import DealerCounters
+from holdem.runtime.metrics import CountersFactory, Metrics
+from holdem.settlement.metrics import SettlementCounters
+from holdem.wallet.metrics import WalletCounters
 
 REPO = Path(__file__).resolve().parents[2]
 RULES = REPO / "deploy" / "prometheus" / "rules" / "holdem.rules.yml"
@@ -61,18 +65,38 @@ def _exposed(registry: CollectorRegistry) -> dict[str, frozenset[str]]:
     return names
 
 
+# Each service's own counters (the query service has none), as its Spec passes them in.
+SERVICE_COUNTERS: tuple[CountersFactory | None, ...] = (
+    DealerCounters,
+    SettlementCounters,
+    WalletCounters,
+    None,
+)
+
+
+def _service_registries() -> list[CollectorRegistry]:
+    """One registry per service, as its process fills it: the runtime's metrics and its own."""
+    registries = []
+    for counters in SERVICE_COUNTERS:
+        registry = CollectorRegistry()
+        metrics = Metrics(registry)
+        if counters is not None:
+            counters(metrics)
+        registries.append(registry)
+    return registries
+
+
 def holdem_names() -> dict[str, frozenset[str]]:
-    """The domain metrics every service registers (holdem.runtime.metrics)."""
-    registry = CollectorRegistry()
-    Metrics(registry)
-    return _exposed(registry)
+    """The metrics some service registers (the runtime's and the services' own)."""
+    names: dict[str, frozenset[str]] = {}
+    for registry in _service_registries():
+        names.update(_exposed(registry))
+    return names
 
 
 def holdem_families() -> set[str]:
-    """Family names (without sample suffixes) of the domain metrics."""
-    registry = CollectorRegistry()
-    Metrics(registry)
-    return {family.name for family in registry.collect()}
+    """Family names (without sample suffixes) of the metrics some service registers."""
+    return {family.name for r in _service_registries() for family in r.collect()}
 
 
 def load_rules() -> dict[str, Any]:

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[2]
-# The only settings the services take from the environment in the compose stack (README.md).
+# The only settings the services take from the environment in the compose stack
+# (docs/containers.md).
 DOCUMENTED_ENV = {
     "HOLDEM_KAFKA_BOOTSTRAP",
     "HOLDEM_KAFKA_SECURITY_PROTOCOL",
@@ -249,3 +250,32 @@ def test_every_scraped_service_is_labelled_with_its_tenant() -> None:
         for static in job["static_configs"]
     ]
     assert labels and all(label.get("tenant") for label in labels), labels
+
+
+def test_every_long_running_container_restarts_on_failure_under_an_init(
+    compose: dict[str, Any],
+) -> None:
+    """Issue 30 items 4-5: Kafka and Prometheus had no restart policy (a dead broker stayed dead)
+    and no container had an init (timed-out health checks were never reaped)."""
+    one_shot = {"topic-init", "backoffice-init"}
+    long_running = set(compose["services"]) - one_shot
+    assert {"kafka", "prometheus", "postgres", *METRICS_PORTS, *BACKOFFICE} - one_shot <= (
+        long_running
+    )
+    for name in sorted(long_running):
+        service = compose["services"][name]
+        assert service.get("restart") in {"unless-stopped", "on-failure", "always"}, name
+        assert service.get("init") is True, name
+    for name in one_shot:
+        assert compose["services"][name]["restart"] == "no", name
+
+
+def test_the_kafka_health_check_starts_no_jvm(compose: dict[str, Any]) -> None:
+    kafka = compose["services"]["kafka"]
+    test = " ".join(kafka["healthcheck"]["test"])
+    assert "java" not in test and "/opt/kafka/bin" not in test, test
+    assert test == "CMD /bin/bash /holdem/kafka-health.sh"
+    assert "./deploy/compose/kafka-health.sh:/holdem/kafka-health.sh:ro" in kafka["volumes"]
+    script = (REPO / "deploy" / "compose" / "kafka-health.sh").read_text()
+    assert "/dev/tcp/127.0.0.1/9092" in script
+    assert "java" not in script and "kafka-" not in script.split("set -euo pipefail")[1]

@@ -101,6 +101,7 @@ def test_the_dashboard_shows_what_the_design_asks_for(dashboard: dict[str, Any])
         "holdem_records_consumed_total",  # the batch loop's own throughput (ADR 012)
         "holdem_dead_letters_total",
         "holdem_snapshots_total",
+        "holdem_build_info",  # the release and its certified manifest's digest (issue 31)
     ):
         assert needle in text, needle
 

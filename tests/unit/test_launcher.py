@@ -101,6 +101,8 @@ def test_two_instances_per_service_get_their_own_ids_logs_and_only_one_metrics_p
     assert [s.label for s in wallets] == ["wallet", "wallet-1"]
     assert [s.env["HOLDEM_INSTANCE_ID"] for s in wallets] == ["0", "1"]
     assert [s.env["HOLDEM_METRICS_PORT"] for s in wallets] == ["9102", "0"]
+    # make serve's /metrics on this host only (issue 30: it took 0.0.0.0:9101-9105)
+    assert {s.env["HOLDEM_METRICS_HOST"] for s in launcher.services.values()} == {"127.0.0.1"}
     assert len({s.log_path for s in launcher.services.values()}) == 2 * len(SERVICES)
 
 

@@ -82,7 +82,7 @@ def test_every_alert_has_a_severity_a_summary_a_description_and_a_runbook() -> N
 
 def test_every_alert_has_a_firing_and_a_silent_case_in_the_promtool_tests() -> None:
     alerts = {rule["alert"] for rule in rules_of(load_rules()) if "alert" in rule}
-    # The tests of these rules (the back office's have their own file: tests/backoffice/)
+    # The tests of these rules (the back office's have their own file: tests/unit/backoffice/)
     documents = [yaml.safe_load(path.read_text()) for path in RULE_TESTS]
     cases = [
         case

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from support.schema_mutations import validator
 
 from holdem.core.contracts import MAX_AMOUNT, ContractError, PlaceBet, Reason, parse
 
+SCHEMAS = Path(__file__).resolve().parents[3] / "docs" / "contracts" / "schemas"
 GOOD = {
     "type": "command.place_bet",
     "event_id": "e1",
@@ -67,3 +70,22 @@ def test_messages_are_frozen() -> None:
     bet = parse("commands", raw())
     with pytest.raises(ValueError):
         bet.ante = 1
+
+
+@pytest.mark.parametrize(
+    ("version", "table_id"), [(1, None), (1, "eur-low"), (2, None), (2, "eur-low"), (None, None)]
+)
+def test_a_place_bet_is_read_as_its_published_schema_allows(
+    version: int | None, table_id: str | None
+) -> None:
+    """Issue 29 defect 12: the v2 schema makes table_id optional and the v1 schema allows one;
+    the service reads each PlaceBet its version's published schema accepts. A bet without a
+    table plays at the deployment's default table, one naming a table at that table."""
+    body = json.loads(raw(version=version, table_id=table_id))
+    schema = SCHEMAS / f"command.place_bet.v{version or 1}.json"
+    assert validator(json.loads(schema.read_text())).is_valid(body)
+
+    bet = parse("commands", json.dumps(body))
+
+    assert isinstance(bet, PlaceBet) and bet.table_id == table_id
+    assert bet.version == (version or 1)

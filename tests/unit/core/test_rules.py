@@ -1,4 +1,5 @@
-"""Every rule of RULES.md and the sheets: pay tables, qualifying, ties, AA Bonus, folds, limits."""
+"""Every rule of docs/rules.md and the sheets: pay tables, qualifying, ties, AA Bonus, folds,
+limits."""
 
 from __future__ import annotations
 

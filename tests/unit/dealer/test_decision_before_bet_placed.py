@@ -5,7 +5,7 @@ use up its command_id, so the same command sent after the deal plays the round."
 from __future__ import annotations
 
 import pytest
-from support.dealer import DEALER, GAME, call, fold, sealed
+from support.dealer import DEALER, GAME, call, fold, sealed, void_round
 from support.messages import command
 
 from holdem.core.contracts import (
@@ -13,9 +13,11 @@ from holdem.core.contracts import (
     Called,
     CommandRejected,
     Folded,
+    Malfunction,
     PlaceBet,
     Reason,
     Rebet,
+    RoundVoided,
 )
 from holdem.dealer.snapshot import dump_state, load_state
 
@@ -79,3 +81,18 @@ def test_the_pending_bets_survive_a_snapshot() -> None:
     state = DEALER.given([place_bet("r9", "p7")])
     assert load_state(dump_state(state)).pending == state.pending
     assert load_state(dump_state(DEALER.given([]))).pending == {}
+
+
+def test_a_void_behind_its_bet_is_out_of_order_and_its_resend_after_the_deal_voids() -> None:
+    """Issue 29 defect 3: a VoidRound racing its PlaceBet gets the answer a Call gets in the
+    same race (out_of_order, its command_id not used up), not unknown_round followed by
+    silence for the resend: the same VoidRound sent after the deal voids the round."""
+    early = void_round(command_id="v1")
+    state, events = DEALER.when(DEALER.given([place_bet()]), early)
+    refused = refusal(events)
+    assert refused.reason == Reason.OUT_OF_ORDER and "same command_id" in refused.detail
+
+    state = DEALER.given([place_bet(), refused, GAME.bet_placed(), sealed(), GAME.dealt()])
+    _, events = DEALER.when(state, early)  # the same command_id, after the deal
+    assert [type(e) for e in events] == [Malfunction, RoundVoided]  # voided: it was undecided
+    assert events[0].command_id == "v1" and {e.round_id for e in events} == {"r1"}

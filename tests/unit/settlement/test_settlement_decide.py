@@ -9,7 +9,7 @@ from support.rounds import RoundEvents, deck_for
 from support.settlement import SETTLEMENT, round_of
 
 from holdem.core.cards import parse_cards
-from holdem.core.contracts import Malfunction, RoundVoided, Settled
+from holdem.core.contracts import CommandRejected, Malfunction, Reason, RoundVoided, Settled
 from holdem.core.rules import settle
 from holdem.settlement.decide import decide
 from holdem.settlement.state import evolve
@@ -196,3 +196,33 @@ def test_rounds_with_the_same_id_of_two_players_are_settled_independently() -> N
 
     assert (first.player_id, second.player_id) == ("p1", "p2")
     assert types_of([first, second]) == ["round.settled", "round.settled"]
+
+
+def test_an_operators_void_that_loses_the_race_with_settlement_is_refused_round_closed() -> None:
+    """Issue 29 defect 3: the dealer turns a VoidRound for a decided round into a Malfunction
+    (settlement owns the round); when settlement had settled it already, the void gets one
+    answer the operator can act on: round_closed, naming its command_id."""
+    void = Malfunction(
+        **ROUND.envelope("void", 9), source="operator", reason="operator: screen froze",
+        command_id="v-1",
+    )  # fmt: skip
+    state = SETTLEMENT.given(ROUND.played()[:-1])
+    state, [settled] = SETTLEMENT.when(state, ROUND.called())
+
+    _, events = SETTLEMENT.when(state, void)
+
+    [refused] = events
+    assert isinstance(settled, Settled) and isinstance(refused, CommandRejected)
+    assert (refused.reason, refused.command_id) == (Reason.ROUND_CLOSED, "v-1")
+    assert (refused.command_type, refused.round_id) == ("command.void_round", "r1")
+    assert "settled" in refused.detail
+
+
+def test_an_operators_void_of_a_decided_round_not_yet_settled_voids_it() -> None:
+    void = Malfunction(
+        **ROUND.envelope("void", 9), source="operator", reason="operator", command_id="v-1"
+    )
+    state = SETTLEMENT.given([*ROUND.played()[:-1], void])
+
+    assert types_of(SETTLEMENT.run(ROUND.played()[:-1], void)) == []  # undecided: the dealer's
+    assert types_of(SETTLEMENT.when(state, ROUND.called())[1]) == ["round.voided"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from holdem.core import manifest
+
 LAG = Gauge(
     "holdem_backoffice_projection_lag_records",
     "records between the projection's stored position and the partition's last stable offset",
@@ -28,3 +30,14 @@ REQUEST_SECONDS = Histogram(
     ["route", "status"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
+BUILD_INFO = Gauge(
+    "holdem_build_info",
+    "1, labelled with the release and the digest of its certified parts' manifest "
+    "(holdem.core.manifest: what decides an outcome)",
+    ["service", "version", "manifest"],
+)
+
+
+def announce_build(service: str) -> None:
+    """Set ``holdem_build_info`` for this back office process (projection or web)."""
+    BUILD_INFO.labels(service, manifest.release_version(), manifest.installed_digest()).set(1)

@@ -159,6 +159,7 @@ def main() -> None:
     settings = BackofficeSettings()
     if settings.metrics_port:
         start_http_server(settings.metrics_port, addr=settings.metrics_host)
+    metrics.announce_build("backoffice-projection")
     projection = Projection(settings, connection_of(settings))
 
     async def run() -> None:

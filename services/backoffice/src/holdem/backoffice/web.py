@@ -349,6 +349,7 @@ def create_app(
     settings: BackofficeSettings, authenticator: Authenticator | None = None
 ) -> Starlette:
     bo = Backoffice(settings, authenticator)
+    metrics.announce_build("backoffice-web")
     pages: list[tuple[str, str, str, Handler]] = [
         ("/rounds", "rounds", "rounds", bo.rounds),
         ("/rounds/{player}/{round_id}", "round", "rounds", bo.round_page),

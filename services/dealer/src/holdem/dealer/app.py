@@ -16,6 +16,7 @@ from holdem.core.table_book import TableBook
 from holdem.dealer import snapshot
 from holdem.dealer.context import DeckSource, Tick, TimingRules
 from holdem.dealer.decide import HANDLED, bind
+from holdem.dealer.metrics import DealerCounters
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.state import FOLDED, DealerState, evolve, initial_state
 from holdem.dealer.vault import Vault, VaultError, VaultKeyError
@@ -120,6 +121,7 @@ def dealer_spec(
         tick_interval_s=tick_interval_s,
         open_rounds=lambda state: len(state.open),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
+        counters=DealerCounters,
         reads=type_names(*FOLDED, *HANDLED),
         book_roles=("tables",),
         fold_book=book.evolve,

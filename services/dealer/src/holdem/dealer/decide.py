@@ -120,9 +120,10 @@ def _reused(state: DealerState, command: Call | Fold | VoidRound) -> tuple[Reaso
     return Reason.DUPLICATE, f"command_id {command.command_id} was used for {kind} on {round_id}"
 
 
-def _early(state: DealerState, command: Call | Fold) -> tuple[Reason, str] | None:
-    """A decision sent right behind its bet, before the wallet placed it (ADR 024): refused
-    out_of_order, and the same command may be sent again once the round is dealt."""
+def _early(state: DealerState, command: Call | Fold | VoidRound) -> tuple[Reason, str] | None:
+    """A decision or a void sent right behind its bet, before the wallet placed it (ADR 024,
+    issue 29): refused out_of_order, and the same command may be sent again once the round is
+    dealt."""
     r = state.get(command.round_id)
     if (r is None or r.phase is None) and state.pending.get(command.player_id) == command.round_id:
         return (
@@ -161,7 +162,7 @@ def _on_void(state: DealerState, command: VoidRound, ctx: DealerContext) -> list
     refusal = _reused(state, command)
     if refusal == _SAME:
         return []
-    refusal = refusal or _refusal(r, command)
+    refusal = refusal or _early(state, command) or _refusal(r, command)
     if refusal is not None:
         return [rejected(command, *refusal, ctx)]
     assert r is not None

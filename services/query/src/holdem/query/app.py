@@ -15,11 +15,14 @@ from holdem.core.contracts import (
     CallReleased,
     Dealt,
     Folded,
+    FreeStakeRefunded,
+    FreeStakeTaken,
     FundsDeposited,
     FundsWithdrawn,
     HistoryQuery,
     OpenRoundQuery,
     PayoutCredited,
+    PromoCredited,
     RoundSummaryQuery,
     RoundVoided,
     Settled,
@@ -40,9 +43,11 @@ from holdem.runtime.transport import Transport
 
 NAME = "query"
 FOLDED = (BetPlaced, Dealt, Called, Folded, Settled, RoundVoided)
+# Every transfer-mode movement of the player's money, promotions' included (issue 29: a promo
+# credit left out of this list left the balance answer stale until the next movement).
 MONEY = (
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
-    PayoutCredited, StakesRefunded,
+    PayoutCredited, StakesRefunded, PromoCredited, FreeStakeTaken, FreeStakeRefunded,
 )  # fmt: skip
 QUERIES = (OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery)
 

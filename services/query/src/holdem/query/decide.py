@@ -97,7 +97,9 @@ def _answer(
     book = _book(state, query.player_id)
     if isinstance(query, OpenRoundQuery):
         still_open = [view for view in book.rounds.values() if not view.finished]
-        return OpenRoundReply(**envelope, open_round=still_open[-1] if still_open else None)
+        # An open round's money is not final: its balance after is shown once it is over.
+        shown = still_open[-1].model_copy(update={"balance_after": None}) if still_open else None
+        return OpenRoundReply(**envelope, open_round=shown)
     if isinstance(query, BalanceQuery):
         lines = tuple(
             BalanceLine(currency=currency, mode=Mode(mode), available=available, held=held)

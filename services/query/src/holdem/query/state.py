@@ -93,6 +93,8 @@ def _placed(state: QueryState, bet: BetPlaced) -> None:
         # A parallel branch adds the table to BetPlaced: read only when the model has it.
         table_id=getattr(bet, "table_id", None),
         table_version=getattr(bet, "table_version", None),
+        # The pay table the bet was placed under (a round at no table: the standard one).
+        pay_table=bet.pay_table or STANDARD.version,
         started_at=bet.occurred_at,
         ante=bet.ante,
         aa_bonus=bet.aa_bonus,

@@ -6,11 +6,14 @@ from holdem.core.cards import Card
 from holdem.core.contracts import (
     BetPlaced,
     Called,
+    CommandRejected,
     Folded,
     Malfunction,
     Message,
+    Reason,
     RoundVoided,
     Settled,
+    VoidRound,
 )
 from holdem.core.decider import Context
 from holdem.core.errors import RoundError
@@ -76,10 +79,25 @@ def _on_malfunction(state: SettlementState, event: Malfunction, ctx: Context) ->
         if round_ is None or round_.status != "settled" or round_.mismatch_id != event.event_id:
             return []
         return [_voided(round_, Fault(event.event_id, event.source, event.reason), ctx)]
+    if round_ is not None and round_.terminal and event.command_id is not None:
+        # The operator's VoidRound lost the race with the round's end (issue 29): it gets one
+        # answer it can act on, as the dealer gives a void of a round it knows ended.
+        return [_void_refused(round_, event, ctx)]
     # Undecided rounds are the dealer's to void; ended rounds stay as they ended.
     if round_ is None or round_.terminal or not round_.decided:
         return []
     return [_voided(round_, Fault(event.event_id, event.source, event.reason), ctx)]
+
+
+def _void_refused(round_: RoundState, event: Malfunction, ctx: Context) -> CommandRejected:
+    assert event.command_id is not None
+    return CommandRejected(
+        **ctx.envelope(event.player_id, event.round_id),
+        command_id=event.command_id,
+        command_type=VoidRound.model_fields["type"].default,
+        reason=Reason.ROUND_CLOSED,
+        detail=f"the round was {round_.status} before the void reached it",
+    )
 
 
 def _tables(round_: RoundState) -> PayTable:

@@ -31,6 +31,7 @@ from holdem.runtime.transport import Transport
 from holdem.wallet import snapshot
 from holdem.wallet.admission import DefaultTable, Tables
 from holdem.wallet.decide import bind
+from holdem.wallet.metrics import WalletCounters
 from holdem.wallet.promotions import expire_campaigns
 from holdem.wallet.rounds import ROUND_HANDLERS
 from holdem.wallet.seamless import Timing, bind_seamless, evolve_seamless, on_tick
@@ -86,6 +87,7 @@ def wallet_spec(
         tick=expire_campaigns,  # free-hand campaigns past their expiry (ADR 029)
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
+        counters=WalletCounters,
         snapshot=SNAPSHOT,
         reads=READS,
         book_roles=("tables",),
@@ -118,6 +120,7 @@ def seamless_spec(
         tick_interval_s=min(1.0, timing.retry_after.total_seconds() / 2),
         open_rounds=lambda state: len(state.open_rounds) + len(state.bridges.pending),
         on_handled=log_refusals,
+        counters=WalletCounters,
         snapshot=SNAPSHOT,
         reads=SEAMLESS_READS,
         book_roles=("tables",),

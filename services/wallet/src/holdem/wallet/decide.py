@@ -105,12 +105,20 @@ def _real_money_only(command: Deposit | Withdraw) -> None:
         raise Refusal(Reason.WRONG_MODE, "fun balances are granted and reset (GrantFun, ResetFun)")
 
 
+def _known_currency(command: Deposit | GrantFun | ResetFun, tables: Tables) -> None:
+    """One currency rule for money coming in (issue 29): ISO 4217 or a configured code, as for
+    a promotional credit and a table. Money going out (Withdraw) is never refused for it."""
+    if not tables.currencies.known(command.currency):
+        raise Refusal(Reason.UNSUPPORTED_CURRENCY, f"no currency {command.currency}")
+
+
 def _deposit(state: State, command: Deposit, ctx: Context, tables: Tables) -> list[Message]:
     key = (command.player_id, command.currency, command.mode)
     try:
         if already_decided(state, command, ctx):
             return []
         _real_money_only(command)
+        _known_currency(command, tables)
         if state.account(key).available + command.amount > MAX_BALANCE:
             raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
     except Refusal as refusal:
@@ -140,6 +148,7 @@ def _fun_grant(state: State, command: GrantFun, ctx: Context, tables: Tables) ->
     try:
         if already_decided(state, command, ctx):
             return []
+        _known_currency(command, tables)
         if state.account(key).available + command.amount > MAX_BALANCE:
             raise Refusal(Reason.INVALID, f"the balance would exceed {MAX_BALANCE}")
     except Refusal as refusal:
@@ -156,6 +165,7 @@ def _fun_reset(state: State, command: ResetFun, ctx: Context, tables: Tables) ->
     try:
         if already_decided(state, command, ctx):
             return []
+        _known_currency(command, tables)
     except Refusal as refusal:
         return [wallet_rejected(command, ctx, refusal)]
     ledger = Ledger(state, key, ctx)

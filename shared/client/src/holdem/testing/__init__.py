@@ -8,9 +8,10 @@ containers for an operator's own integration tests, with one context manager.
 The stack is the release's ``docker-compose.yml``, brought up by testcontainers'
 ``DockerCompose`` under a project name of its own, with random passwords and free host ports
 (nothing of another stack on the same engine is touched), and taken down with its volumes and
-images at the end. The engine is the one ``DOCKER_HOST`` (or the default socket) names; where the
-release's ``deploy/docker/stack.sh`` is present it provides the rest (base images built from
-Debian's packages where no registry answers, the dealer's vault key, the CA bundle). A fixture
+images at the end. The engine is the one ``DOCKER_HOST`` names; when this process names none, the
+one the release's ``deploy/docker/stack.sh`` finds (the engine ``make up`` provisioned, else the
+default socket), which also provides the rest (base images built from Debian's packages where no
+registry answers, the dealer's vault key, the CA bundle). A fixture
 for pytest: ``holdem.testing.pytest_plugin``
 (``pytest_plugins = ["holdem.testing.pytest_plugin"]``).
 """
@@ -25,6 +26,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from testcontainers.compose import DockerCompose
@@ -50,6 +52,19 @@ UP_TIMEOUT_S = 900  # a cold engine builds every image first
 
 class StackError(RuntimeError):
     """The stack could not be brought up (the last lines of what failed are in the message)."""
+
+
+@dataclass
+class _Compose(DockerCompose):
+    """testcontainers' ``DockerCompose`` on a given engine (``docker --host``; None: the one
+    this process's environment names)."""
+
+    host: str | None = None
+
+    @cached_property
+    def compose_command_property(self) -> list[str]:
+        binary, *rest = super().compose_command_property  # (cached: ours replaces it)
+        return [binary, *(["--host", self.host] if self.host else []), *rest]
 
 
 @dataclass
@@ -183,7 +198,9 @@ def holdem_stack(
         secrets_dir = Path(tmp) / "secrets"
         secrets_dir.mkdir(mode=0o700)
         env = _release_env(where, secrets_dir)
-        env.pop("DOCKER_HOST", None)  # the engine is this process's (DOCKER_HOST or the default)
+        # The engine: this process's DOCKER_HOST, else the one stack.sh found (make up's).
+        found = env.pop("DOCKER_HOST", None)
+        host = None if os.environ.get("DOCKER_HOST") else found
         env.setdefault("HOLDEM_SECRETS_DIR", str(secrets_dir))
         ports = dict(zip(PORTS, _free_ports(len(PORTS)), strict=True))
         passwords = {principal: secrets.token_hex(12) for principal in PRINCIPALS}
@@ -195,7 +212,7 @@ def holdem_stack(
         env_file = Path(tmp) / "stack.env"
         env_file.write_text("".join(f"{k}={v}\n" for k, v in env.items()))
         env_file.chmod(0o600)
-        compose = DockerCompose(where, env_file=str(env_file), build=True, wait=True)
+        compose = _Compose(where, env_file=str(env_file), build=True, wait=True, host=host)
         try:
             try:
                 compose.start()

@@ -16,6 +16,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "holdem.math.rtp",
         "exact EV of calling for a hole and flop, e.g. `holdem ev AsKd 2c7h9s`",
     ),
+    "certify": (
+        "holdem.core.manifest",
+        "write the certification pack (manifest, exact RTP sheet); `certify verify MANIFEST`",
+    ),
     "sim": ("holdem.math.sim", "simulate rounds and report RTP with a 95% CI (holdem-math)"),
     # In holdem-client[play], found at run time: the core does not depend on the SDK.
     "play": ("holdem.client.play", "sit at the table in this terminal (needs holdem-client[play])"),

@@ -1,4 +1,5 @@
-"""The auditor's check of a run: DESIGN.md's invariants over every record of every topic."""
+"""The auditor's check of a run: the game's invariants (docs/services-design.md, "Who ends a
+round" and "Money") over every record of every topic."""
 
 from __future__ import annotations
 

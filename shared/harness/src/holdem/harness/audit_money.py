@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 AccountKey = tuple[str, str, str]  # (player_id, currency, mode)
 Balances = Mapping[AccountKey, tuple[int, int]]  # -> (available, held)
 
-# Where each movement takes its amount from and puts it, written from DESIGN.md's money rules
+# Where each movement takes its amount from and puts it, written from the money rules of
+# docs/services-design.md ("Money (wallet)")
 # (not imported from the wallet: the audit must not share the code it audits).
 MOVES: dict[type[WalletEvent], tuple[int, int, int]] = {  # (available, held, house)
     FundsDeposited: (1, 0, 0),

@@ -68,7 +68,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--ante", type=int, default=500, help="ante in minor units")
     add("--aa-bonus", type=int, default=250, help="AA Bonus bet in minor units (0 = none)")
     add("--partitions", type=int, default=int(env.get("HOLDEM_PARTITIONS", "3")))
-    add("--prefix", default=env.get("HOLDEM_TOPIC_PREFIX"), help="topic prefix (see README)")
+    add("--prefix", default=env.get("HOLDEM_TOPIC_PREFIX"), help="topic prefix (the tenant's id)")
     add("--bootstrap", default=env.get("HOLDEM_KAFKA_BOOTSTRAP"), help="else a local broker")
     add("--log-dir", type=Path, default=None, help="services' logs; default a new temp dir")
     add("--no-metrics", action="store_true", help="do not serve /metrics on 9101-9104")

@@ -7,7 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.protocol.admin import (
@@ -16,51 +16,49 @@ from aiokafka.protocol.admin import (
 )
 from aiokafka.protocol.api import Request
 
+from holdem.core.topology import (
+    BACKOFFICE,
+    OPERATOR,
+    PROCESS,
+    SEAMLESS_BACKOFFICE,
+    SEAMLESS_OPERATOR,
+    SYSTEM,
+    Party,
+)
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics, snapshot_topic
 
 
 @dataclass(frozen=True)
 class Access:
-    """A service's topic roles, as its Spec declares them (checked by tests/unit/runtime)."""
+    """A service's topic roles, from the topology (holdem.core.topology, which every Spec is
+    checked against: tests/unit/test_topology.py)."""
 
     inputs: tuple[str, ...]  # consumed by its group
-    state_roles: tuple[str, ...]  # replayed (group-less reads)
+    state_roles: tuple[str, ...]  # replayed (group-less reads): its state and its book
     outputs: tuple[str, ...]  # published in its transactions, besides "rejected"
+
+    @classmethod
+    def of(cls, party: Party) -> Access:
+        return cls(party.reads, (*party.folds, *party.book), party.writes)
 
 
 SERVICES: dict[str, Access] = {
-    # It folds the players' bets from the commands (its pending bets, ADR 024): a state role;
-    # and reads the table book, which a dealer in test mode checks for real money (ADR 030).
-    "dealer": Access(
-        ("commands", "rounds"), ("rounds", "vault", "commands", "tables"), ("rounds", "vault")
-    ),
-    # The table book ("tables") is read whole, group-less, like a state role (ADR 018).
-    "wallet": Access(
-        ("commands", "rounds", "admin"),
-        ("wallet", "rounds", "tables"),
-        ("rounds", "wallet", "tables"),
-    ),
-    "settlement": Access(("rounds",), ("rounds",), ("rounds",)),
-    # Folds rounds and wallet, answers the queries: it writes only replies (and dead letters);
-    # reads the table book for each table's history length (ADR 016).
-    "query": Access(("rounds", "wallet", "queries"), ("rounds", "wallet", "tables"), ("replies",)),
+    name: Access.of(party) for name, party in SYSTEM.items() if PROCESS[name] == name
 }
 # A seamless-mode wallet (ADR 015) also reads the operator's replies (an input); its requests
 # are on its own topic, which the operator reads already. The operator writes the replies.
-SEAMLESS_WALLET = replace(
-    SERVICES["wallet"], inputs=(*SERVICES["wallet"].inputs, "seamless_replies")
-)
-SEAMLESS_OPERATOR_WRITES = ("seamless_replies",)
-OPERATOR_WRITES = ("commands", "queries")
-OPERATOR_READS = ("rounds", "wallet", "rejected", "replies", "tables")  # tables: their terms
+SEAMLESS_WALLET = Access.of(SYSTEM["wallet-seamless"])
+OPERATOR_WRITES = OPERATOR.writes
+SEAMLESS_OPERATOR_WRITES = tuple(r for r in SEAMLESS_OPERATOR.writes if r not in OPERATOR.writes)
+OPERATOR_READS = OPERATOR.reads
 OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with this (prefixed)
 # The back office's projection (holdem.backoffice.project, ADR 026) reads these whole: it assigns
 # their partitions itself and keeps its positions in PostgreSQL, so it needs no group, writes
 # nothing, and never sees the vault or the commands. The seamless replies (a topic it skips when
 # it may not read it) only where the wallet is seamless, like the wallet's own read of them.
-BACKOFFICE_READS = ("rounds", "wallet", "tables")
-SEAMLESS_BACKOFFICE_READS = ("seamless_replies",)
+BACKOFFICE_READS = BACKOFFICE.reads
+SEAMLESS_BACKOFFICE_READS = tuple(r for r in SEAMLESS_BACKOFFICE.reads if r not in BACKOFFICE.reads)
 PRINCIPALS = ("admin", *SERVICES, "operator", "backoffice")  # admin: a super user, no ACL
 # Principals a broker storage formatted before they existed lacks (SCRAM users are written at
 # format time): their env file may be missing; `make serve WIPE=1` makes a storage with them.

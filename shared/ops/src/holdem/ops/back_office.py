@@ -138,7 +138,10 @@ async def start(broker: LocalBroker, log_dir: Path, *, metrics_port: int = 0) ->
             raise LaunchError(f"holdem-backoffice add-user failed:\n{done.stderr[-2000:]}")
         port = _free_port()
         kafka = broker.connection("backoffice").env()
-        metrics = {"HOLDEM_BACKOFFICE_METRICS_PORT": str(metrics_port)}
+        metrics = {
+            "HOLDEM_BACKOFFICE_METRICS_PORT": str(metrics_port),
+            "HOLDEM_BACKOFFICE_METRICS_HOST": "127.0.0.1",  # this host only, as compose's
+        }
         projection = _cli("backoffice-projection", "project", log_dir, with_db, kafka, metrics)
         web_at = {
             "HOLDEM_BACKOFFICE_HOST": "127.0.0.1",

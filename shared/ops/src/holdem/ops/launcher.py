@@ -271,6 +271,8 @@ class Launcher:
             # (aborts) whatever its killed predecessor left open.
             "HOLDEM_INSTANCE_ID": str(instance),
             "HOLDEM_METRICS_PORT": str(self.metrics_ports.get(name, 0) if instance == 0 else 0),
+            # On this host only, as the compose stack publishes them (never every interface).
+            "HOLDEM_METRICS_HOST": "127.0.0.1",
             "HOLDEM_DEALER_VAULT_KEYS": self.vault_keys,
             **self.extra_env,
         }

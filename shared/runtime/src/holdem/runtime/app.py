@@ -22,13 +22,14 @@ from prometheus_client import CollectorRegistry, start_http_server
 from holdem.core.contracts import UNIONS
 from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.kafka import KafkaTransport
-from holdem.runtime.loop import ServiceLoop
+from holdem.runtime.loop import SESSION_TIMEOUT_MS, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.transport import Transport
+from holdem.runtime.twins import CHECK_EVERY_S, TwinWatch
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
@@ -79,6 +80,7 @@ def build_app(
     )
     loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e), transport)
     processor.metrics.ready.labels(spec.name).set_function(lambda: float(loop.healthy()))
+    processor.metrics.announce_build(spec.name)
     app = _App(specification=describe(spec, settings))
     _add_lifecycle(app, processor, settings, loop, registry, transport)
     return ServiceApp(app, loop, processor)
@@ -127,6 +129,16 @@ def _add_lifecycle(
     transport: Transport,
 ) -> None:
     tasks: list[asyncio.Task[None]] = []
+    duplicate = processor.metrics.duplicate_instance.labels(processor.spec.name)
+    duplicate.set(0)
+    twins = TwinWatch(
+        transport.admin(),
+        loop.group_id,
+        loop.client_id,
+        lambda: loop.consumer.membership().member_id if loop.consumer is not None else None,
+        lambda twin: duplicate.set(float(twin)),
+        SESSION_TIMEOUT_MS / 1000,
+    )
 
     @app.on_startup
     async def start() -> None:
@@ -137,10 +149,11 @@ def _add_lifecycle(
         if spec.snapshot is not None:
             names.append(snapshot_topic(settings.topics, spec.name))
         await transport.ensure_topics(names, settings.partitions)
-        await loop.refuse_duplicate()  # before the producer's init would fence a live twin
+        # No start waits on the group's listing (ADR 034): a twin's producer init fences this
+        # one or this one's fences it, and the twin watch (below) reports a twin that stays.
         await processor.outbox.start()
         if settings.metrics_port:
-            start_http_server(settings.metrics_port, registry=registry)
+            start_http_server(settings.metrics_port, settings.metrics_host, registry=registry)
 
     async def tick() -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
@@ -156,6 +169,7 @@ def _add_lifecycle(
         await loop.start()
         tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
         tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))
+        tasks.append(asyncio.create_task(_every(CHECK_EVERY_S, twins.check)))
 
     @app.on_shutdown
     async def stop() -> None:
@@ -166,6 +180,7 @@ def _add_lifecycle(
                 await task
         await loop.stop()
         await processor.outbox.stop()
+        await twins.close()
 
 
 async def _every(seconds: float, action: Any) -> None:

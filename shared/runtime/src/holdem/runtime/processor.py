@@ -28,7 +28,7 @@ from holdem.core.wire.topics import ROLES, Topics
 from holdem.runtime.brands import Brands
 from holdem.runtime.dead_letter import answers_for, poisoned, rejection, safe_id
 from holdem.runtime.ingress import Origin, header_refusal, key_refusal, wanted
-from holdem.runtime.metrics import Metrics
+from holdem.runtime.metrics import CountersFactory, GameCounters, Metrics
 from holdem.runtime.outbox import FatalError, Outbox, Record
 from holdem.runtime.snapshots import Codec
 
@@ -58,7 +58,9 @@ class Spec(Generic[S]):
     tick: Callable[[S, Context], list[Message]] | None = None  # periodic decisions (timeouts)
     tick_interval_s: float = 1.0
     open_rounds: Callable[[S], int] | None = None
-    on_handled: Callable[[S, Any, Any], None] | None = None  # (state, input, events): metrics
+    on_handled: Callable[[S, Any, Any], None] | None = None  # (state, input, events): logs
+    # The service's own counters (its game facts), built once with the process's metrics.
+    counters: CountersFactory | None = None
     # The message types it folds or decides on; records whose type header names another type
     # are skipped unparsed (None: parse everything).
     reads: frozenset[str] | None = None
@@ -101,9 +103,12 @@ class Processor(Generic[S]):
     operator: str = DEFAULT_OPERATOR
     parts: dict[int, Partition[S]] = field(init=False, default_factory=dict)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
+    counters: GameCounters = field(init=False)
 
     def __post_init__(self) -> None:
         self._role_of = {self.topics.name(role): role for role in ROLES}
+        make = self.spec.counters
+        self.counters = GameCounters() if make is None else make(self.metrics)
 
     def partition(self, number: int) -> Partition[S]:
         """Partition ``number``, with a fresh state if it has none yet."""
@@ -205,6 +210,18 @@ class Processor(Generic[S]):
                 part, origin, Reason.PROCESSING_FAILED, detail, stamp.brand if branded else None
             )
 
+    async def tombstone(
+        self, topic: str, partition: int, offset: int, key: bytes | None, headers: Headers = None
+    ) -> None:
+        """A record without a value (a tombstone) on an input topic: no client message is one,
+        so the service that answers for the topic's unreadable records dead-letters it
+        (``malformed``) and logs it; the others skip it, as every replay does."""
+        if self._role_of[topic] not in self.spec.rejects_unreadable:
+            return
+        origin = Origin(topic, partition, offset, b"", key)
+        detail = "a record without a value (tombstone): no message has a null body"
+        await self._reject(self.partition(partition), origin, Reason.MALFORMED, detail)
+
     async def _process(self, part: Partition[S], origin: Origin, stamp: Stamp) -> None:
         role = self._role_of[origin.topic]
         refusal = header_refusal(stamp, self.operator)
@@ -245,10 +262,11 @@ class Processor(Generic[S]):
             writes_rounds = "rounds" in self.spec.outputs
             events = poisoned(self.spec.name, poison, message, origin, error, writes_rounds)
             await self._publish(part, events, brand)
-            self.metrics.observe(self.spec.name, message, events, self.clock())
+            self._count(events, message)
             return
         await self._publish(part, events, brand)
-        self.metrics.observe(self.spec.name, message, events, self.clock())
+        self._count(events, message)
+        self.counters.handled(part.state, message, events)
         if self.spec.on_handled is not None:
             self.spec.on_handled(part.state, message, events)
         self._update_open_rounds()
@@ -266,7 +284,7 @@ class Processor(Generic[S]):
                 ctx = Context(now=now, cause_id=cause, resumed_at=resumed_at)
                 events = self.spec.tick(part.state, ctx)
                 await self._publish(part, events, None)  # a round's records carry its brand
-                self.metrics.observe_events(self.spec.name, events)
+                self._count(events)
             self._update_open_rounds()
         await self.outbox.flush()
 
@@ -287,6 +305,16 @@ class Processor(Generic[S]):
     def _fold_book(self, message: Envelope) -> None:
         if self.spec.fold_book is not None:
             self.spec.fold_book(message)
+
+    def _count(self, events: Sequence[Envelope], cause: Envelope | None = None) -> None:
+        """Count published ``events``: the pipeline's metrics (with the latency from ``cause``,
+        if an input caused them) and the service's own counters."""
+        if cause is None:
+            self.metrics.observe_events(self.spec.name, events)
+        else:
+            self.metrics.observe(self.spec.name, cause, events, self.clock())
+        for event in events:
+            self.counters.observe(event)
 
     def _update_open_rounds(self) -> None:
         if self.spec.open_rounds is not None:
@@ -332,7 +360,7 @@ class Processor(Generic[S]):
         ctx = Context(now=self.clock(), cause_id=safe_id(origin.seed) or "record", seed=seed)
         event = rejection(self.spec.name, ctx, origin, reason, detail)
         await self._publish(part, [event], brand)
-        self.metrics.observe_events(self.spec.name, [event])
+        self._count([event])
         log.warning(
             "rejected",
             reason=reason.value,

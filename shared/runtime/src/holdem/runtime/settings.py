@@ -40,6 +40,11 @@ class RuntimeSettings(BaseSettings):
     metrics_port: int = Field(
         default=0, ge=0, le=65535, description="Port of the Prometheus /metrics endpoint; 0 = off"
     )
+    metrics_host: str = Field(
+        default="0.0.0.0",
+        description="Address /metrics listens on: every interface (a container's, published on "
+        "the host's loopback by compose); `make serve` sets 127.0.0.1",
+    )
     snapshot_interval_s: float = Field(
         default=30.0,
         ge=0,

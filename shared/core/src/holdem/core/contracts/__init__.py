@@ -7,7 +7,7 @@ stable ``type`` and a ``version``; unknown optional fields are ignored.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, Any, Union
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -94,24 +94,7 @@ from holdem.core.contracts.rounds import (
     RoundVoided,
     Settled,
 )
-from holdem.core.contracts.seamless import (
-    SEAMLESS_MOVES,
-    SEAMLESS_REPLIES,
-    SEAMLESS_REQUESTS,
-    Credited,
-    CreditRequested,
-    Debited,
-    DebitRejected,
-    DebitRequested,
-    ReplyRefused,
-    RollbackRequested,
-    RolledBack,
-    RoundClosedAcknowledged,
-    RoundClosedNotice,
-    SeamlessCredited,
-    SeamlessDebited,
-    SeamlessRolledBack,
-)
+from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
 from holdem.core.contracts.sessions import (
     EndSession,
     OperatorEndReason,
@@ -148,167 +131,68 @@ from holdem.core.contracts.wallet import (
     WalletRejected,
 )
 
-AnyCommand: TypeAlias = Annotated[
-    PlaceBet
-    | Call
-    | Fold
-    | VoidRound
-    | Deposit
-    | Withdraw
-    | Rebet
-    | GrantFun
-    | ResetFun
-    | EndSession
-    | SetLimits
-    | BlockPlayer
-    | UnblockPlayer
-    | AcknowledgeRealityCheck
-    | ForceNextDeck
-    # Promotions (ADR 029)
-    | CreditPromo
-    | GrantFreeHands
-    | CancelFreeHands
-    | PlayFreeHand,
-    Field(discriminator="type"),
-]
-AdminCommand: TypeAlias = Annotated[
-    CreateTable | ChangeTable | CloseTable, Field(discriminator="type")
-]
-TableLogMessage: TypeAlias = Annotated[
-    TableOpened | TableChanged | TableClosed | TableRejected, Field(discriminator="type")
-]
-RoundMessage: TypeAlias = Annotated[
-    BetPlaced
-    | BetRejected
-    | Dealt
-    | Called
-    | Folded
-    | Settled
-    | Malfunction
-    | RoundVoided
-    | CommandRejected
-    | SessionStarted
-    | SessionEnded
-    | SessionRejected
-    | RoundClosed
-    | PlayerBlocked
-    | PlayerUnblocked
-    | DeckForced
-    | DeckForceRejected,
-    Field(discriminator="type"),
-]
-WalletMessage: TypeAlias = Annotated[
-    FundsDeposited
-    | FundsWithdrawn
-    | StakeTaken
-    | CallHeld
-    | CallCaptured
-    | CallReleased
-    | PayoutCredited
-    | StakesRefunded
-    | WalletRejected
-    | SeamlessDebited
-    | SeamlessCredited
-    | SeamlessRolledBack
-    # The seamless wallet bridge (ADR 015): its requests to the operator's wallet.
-    | DebitRequested
-    | CreditRequested
-    | RollbackRequested
-    | ReplyRefused
-    | RoundClosedNotice
-    # Player protection (ADR 028): the wallet's answers to the protection commands.
-    | LimitsSet
-    | RealityCheckAcknowledged
-    | ProtectionRejected
-    # Promotions (ADR 029): promotion money and free-hand campaigns.
-    | PromoCredited
-    | FreeStakeTaken
-    | FreeStakeRefunded
-    | FreeHandsGranted
-    | FreeHandsCancelled
-    | FreeHandsExpired
-    | PromoRejected,
-    Field(discriminator="type"),
-]
-# The operator's wallet's answers (ADR 015).
-SeamlessReplyMessage: TypeAlias = Annotated[
-    Debited | DebitRejected | Credited | RolledBack | RoundClosedAcknowledged,
-    Field(discriminator="type"),
-]
-_COMMANDS: tuple[type[Command], ...] = (
+# Every model, the one list a new message type is added to: by topic (each model names its
+# ``TOPIC``; a command its ``OWNER``), in the order of its topic's union (the exported schemas
+# and AsyncAPI documents list them so). Everything below is derived from it.
+ALL_MODELS: tuple[type[Envelope], ...] = (
+    # commands
     PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun, EndSession,
-    ForceNextDeck, *PROMO_COMMANDS, *PROTECTION_COMMANDS,
+    *PROTECTION_COMMANDS, ForceNextDeck, *PROMO_COMMANDS,
+    # admin, tables
+    CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
+    # rounds
+    BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
+    CommandRejected, SessionStarted, SessionEnded, SessionRejected, RoundClosed,
+    PlayerBlocked, PlayerUnblocked, DeckForced, DeckForceRejected,
+    # vault
+    DeckSealed,
+    # wallet
+    FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
+    PayoutCredited, StakesRefunded, WalletRejected,
+    *SEAMLESS_MOVES,
+    *SEAMLESS_REQUESTS,  # the seamless wallet bridge (ADR 015): to the operator's wallet
+    LimitsSet, RealityCheckAcknowledged, ProtectionRejected,  # player protection (ADR 028)
+    *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,  # promotions (ADR 029)
+    # seamless_replies: the operator's wallet's answers (ADR 015)
+    *SEAMLESS_REPLIES,
+    # rejected
+    MessageRejected,
+    # queries, replies
+    OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
+    OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
 )  # fmt: skip
-COMMAND_TYPES: frozenset[str] = frozenset(model.model_fields["type"].default for model in _COMMANDS)
-ADMIN_TYPES: frozenset[str] = frozenset(
-    model.model_fields["type"].default for model in (CreateTable, ChangeTable, CloseTable)
-)
 
 
-def _types(*models: type[Message]) -> frozenset[str]:
-    return frozenset(model.model_fields["type"].default for model in models)
+def models_of(role: str) -> tuple[type[Envelope], ...]:
+    """The models published on topic ``role``, in their union's order."""
+    return tuple(model for model in ALL_MODELS if role == model.TOPIC)
 
 
+def _union(role: str) -> Any:
+    """What is read from topic ``role``: its one model, or the union of its models by ``type``."""
+    models = models_of(role)
+    if len(models) == 1:
+        return models[0]
+    return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+def _types(*models: type[Envelope]) -> frozenset[str]:
+    return frozenset(str(model.model_fields["type"].default) for model in models)
+
+
+# topic role ("commands", "rounds", ...) -> the union read from it
+UNIONS: dict[str, Any] = {role: _union(role) for role in dict.fromkeys(m.TOPIC for m in ALL_MODELS)}
+ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
+COMMAND_TYPES: frozenset[str] = _types(*models_of("commands"))
+ADMIN_TYPES: frozenset[str] = _types(*models_of("admin"))
 # Who answers each command, which is also its ``command_id``'s scope (ADR 022): an id is the
 # player's within its owner's commands (a reuse with another command or body of the same owner
 # is refused ``duplicate``); the wallet's and the dealer's commands are two scopes.
 COMMAND_OWNERS: dict[str, frozenset[str]] = {
-    "wallet": _types(
-        PlaceBet,
-        Rebet,
-        Deposit,
-        Withdraw,
-        GrantFun,
-        ResetFun,
-        *PROTECTION_COMMANDS,
-        *PROMO_COMMANDS,
-    ),
-    "dealer": _types(Call, Fold, VoidRound, EndSession, ForceNextDeck),
+    owner: _types(*(m for m in models_of("commands") if getattr(m, "OWNER", "") == owner))
+    for owner in ("wallet", "dealer")
 }
 assert frozenset().union(*COMMAND_OWNERS.values()) == COMMAND_TYPES, "a command without owner"
-AnyQuery: TypeAlias = Annotated[
-    OpenRoundQuery | BalanceQuery | HistoryQuery | RoundSummaryQuery, Field(discriminator="type")
-]
-AnyReply: TypeAlias = Annotated[
-    OpenRoundReply | BalanceReply | HistoryReply | RoundSummaryReply | QueryRefused,
-    Field(discriminator="type"),
-]
-VaultMessage: TypeAlias = DeckSealed
-RejectedMessage: TypeAlias = MessageRejected
-
-# topic role ("commands", "rounds", ...) -> the union read from it
-UNIONS: dict[str, Any] = {
-    "commands": AnyCommand,
-    "rounds": RoundMessage,
-    "wallet": WalletMessage,
-    "vault": VaultMessage,
-    "rejected": RejectedMessage,
-    "queries": AnyQuery,
-    "replies": AnyReply,
-    "seamless_replies": SeamlessReplyMessage,
-    "admin": AdminCommand,
-    "tables": TableLogMessage,
-}
-ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
-
-ALL_MODELS: tuple[type[Envelope], ...] = (
-    PlaceBet, Call, Fold, VoidRound, Deposit, Withdraw, Rebet, GrantFun, ResetFun,
-    BetPlaced, BetRejected, Dealt, Called, Folded, Settled, Malfunction, RoundVoided,
-    CommandRejected, DeckSealed,
-    EndSession, SessionStarted, SessionEnded, SessionRejected,
-    ForceNextDeck, DeckForced, DeckForceRejected,
-    FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
-    PayoutCredited, StakesRefunded, WalletRejected,
-    MessageRejected,
-    OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
-    OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
-    *SEAMLESS_REQUESTS, *SEAMLESS_REPLIES, *SEAMLESS_MOVES,
-    CreateTable, ChangeTable, CloseTable, TableOpened, TableChanged, TableClosed, TableRejected,
-    SetLimits, BlockPlayer, UnblockPlayer, AcknowledgeRealityCheck,
-    LimitsSet, RealityCheckAcknowledged, ProtectionRejected,
-    PlayerBlocked, PlayerUnblocked, RoundClosed,
-    *PROMO_COMMANDS, *PROMO_MOVES, *CAMPAIGN_EVENTS, PromoRejected,
-)  # fmt: skip
 
 
 # The types with older versions they read through upcasts (ADR 032).
@@ -391,10 +275,6 @@ __all__ = [
     "PROMO_MOVES",
     "UNIONS",
     "AcknowledgeRealityCheck",
-    "AdminCommand",
-    "AnyCommand",
-    "AnyQuery",
-    "AnyReply",
     "BalanceQuery",
     "BalanceReply",
     "BetPlaced",
@@ -466,12 +346,10 @@ __all__ = [
     "RecordReason",
     "ResetFun",
     "RoundClosed",
-    "RoundMessage",
     "RoundSummaryQuery",
     "RoundSummaryReply",
     "RoundView",
     "RoundVoided",
-    "SeamlessReplyMessage",
     "SessionEndReason",
     "SessionEnded",
     "SessionRefusal",
@@ -485,7 +363,6 @@ __all__ = [
     "TableClosed",
     "TableCommand",
     "TableEvent",
-    "TableLogMessage",
     "TableMessage",
     "TableOpened",
     "TableRejected",
@@ -493,10 +370,10 @@ __all__ = [
     "TimeoutPolicy",
     "UnblockPlayer",
     "VoidRound",
-    "WalletMessage",
     "WalletRejected",
     "Withdraw",
     "dump",
+    "models_of",
     "parse",
     "type_names",
 ]

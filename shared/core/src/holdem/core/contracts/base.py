@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
 
 from holdem.core.wire.ids import ID_ALPHABET, ID_MAX_LENGTH
 
@@ -21,6 +30,33 @@ Id = Annotated[
 ]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CardText = Annotated[str, StringConstraints(pattern=r"^[2-9TJQKA][cdhs]$")]
+
+# RFC 3339's date-time (section 5.6), which JSON Schema's ``format: date-time`` names: a full
+# date, "T", a time and an offset, "Z" or "+hh:mm". A time without one is not a time on the
+# wire (issue 29): it is refused ``invalid``, never compared with an aware one downstream.
+_RFC3339 = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+def _rfc3339(value: object) -> object:
+    """A wire time (text) as the datetime it names, if it is an RFC 3339 date-time; anything
+    else is left for the aware-datetime check to refuse (a datetime built in Python passes)."""
+    if not isinstance(value, str):
+        return value
+    match = _RFC3339.fullmatch(value)
+    if match is None:
+        raise ValueError("not an RFC 3339 date-time with an offset (Z or +hh:mm)")
+    date, time, fraction, offset = match.groups()
+    fraction = (fraction or "")[:7]  # a datetime holds microseconds: finer digits are dropped
+    try:
+        return datetime.fromisoformat(f"{date}T{time}{fraction}{offset.upper()}")
+    except ValueError as error:
+        raise ValueError(f"not a date-time: {error}") from None
+
+
+# Every time a message carries (its JSON Schema: ``type: string, format: date-time``).
+Timestamp = Annotated[AwareDatetime, BeforeValidator(_rfc3339)]
 
 
 class Envelope(BaseModel):
@@ -49,7 +85,7 @@ class Message(Envelope):
     """Common envelope of a player's commands and events: identity, routing key, causality."""
 
     player_id: Id
-    occurred_at: datetime
+    occurred_at: Timestamp
     round_id: Id | None = None
     causation_id: Id | None = None
     correlation_id: Id | None = None
@@ -63,6 +99,7 @@ class Command(Message):
     """Operator → us. ``command_id`` is the client's idempotency key."""
 
     TOPIC: ClassVar[str] = "commands"
+    OWNER: ClassVar[str] = ""  # the service that answers it, and its command ids' scope
     command_id: Id
 
 

@@ -27,6 +27,7 @@ class ForceNextDeck(Command):
     flop, the turn, the river; the rest of the 52 is shuffled as ever. A new one replaces the
     player's pending one. Test mode only (ADR 030)."""
 
+    OWNER: ClassVar[str] = "dealer"
     type: Literal["command.force_next_deck"] = "command.force_next_deck"
     version: Literal[1] = 1
     cards: tuple[CardText, ...] = Field(min_length=1, max_length=MAX_FORCED_CARDS)

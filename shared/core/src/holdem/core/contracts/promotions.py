@@ -7,7 +7,6 @@ Promotion money is an account of its own: every movement it funds names its camp
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, Literal
 
@@ -25,6 +24,7 @@ from holdem.core.contracts.base import (
     ProtectionRefusal,
     RealityCheck,
     Reason,
+    Timestamp,
 )
 from holdem.core.contracts.wallet import Fingerprint, WalletEvent
 
@@ -47,6 +47,7 @@ class CreditPromo(Command):
     """Credit the player ``amount`` of promotion money outside any round (a compensation, a
     tournament prize); real money, once per ``command_id``."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.credit_promo"] = "command.credit_promo"
     version: Literal[1] = 1
     currency: Currency
@@ -59,6 +60,7 @@ class GrantFreeHands(Command):
     """Give the player ``hands`` free hands at ``table_id``, each with this fixed ante and AA
     Bonus, playable until ``expires_at``. ``campaign_id`` names the grant for the player."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.grant_free_hands"] = "command.grant_free_hands"
     version: Literal[1] = 1
     campaign_id: Id
@@ -66,12 +68,13 @@ class GrantFreeHands(Command):
     hands: int = Field(strict=True, ge=1, le=MAX_FREE_HANDS)
     ante: PositiveAmount
     aa_bonus: Amount = 0
-    expires_at: datetime
+    expires_at: Timestamp
 
 
 class CancelFreeHands(Command):
     """End the player's campaign now: its unplayed hands are gone (a hand in play finishes)."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.cancel_free_hands"] = "command.cancel_free_hands"
     version: Literal[1] = 1
     campaign_id: Id
@@ -81,6 +84,7 @@ class PlayFreeHand(Command):
     """Start round ``round_id`` with one free hand of the campaign: the campaign's ante and AA
     Bonus are the promotion's, the call (2 × ante) is the player's own money."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.play_free_hand"] = "command.play_free_hand"
     version: Literal[1] = 1
     round_id: Id
@@ -132,7 +136,7 @@ class FreeHandsGranted(CampaignEvent):
     hands: int = Field(strict=True, ge=1, le=MAX_FREE_HANDS)
     ante: Amount
     aa_bonus: Amount
-    expires_at: datetime
+    expires_at: Timestamp
 
 
 class FreeHandsCancelled(CampaignEvent):

@@ -54,6 +54,7 @@ class SetLimits(Command):
     ``reality_check_s`` of a session at a table his next bet there waits for his
     acknowledgement (ADR 028)."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.set_limits"] = "command.set_limits"
     version: Literal[1] = 1
     limits: Limits
@@ -63,12 +64,14 @@ class BlockPlayer(Command):
     """No new bet from the player; his open sessions end and their open rounds are finished by
     their table's policy."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.block_player"] = "command.block_player"
     version: Literal[1] = 1
     reason: str = Field(default="operator", max_length=200)
 
 
 class UnblockPlayer(Command):
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.unblock_player"] = "command.unblock_player"
     version: Literal[1] = 1
 
@@ -76,6 +79,7 @@ class UnblockPlayer(Command):
 class AcknowledgeRealityCheck(Command):
     """The player read the reality check of his session at ``table_id``: he may bet again."""
 
+    OWNER: ClassVar[str] = "wallet"
     type: Literal["command.acknowledge_reality_check"] = "command.acknowledge_reality_check"
     version: Literal[1] = 1
     table_id: Id

@@ -8,13 +8,27 @@ requester reads only the partition of its own id.
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
-from holdem.core.contracts.base import Amount, Balance, CardText, Currency, Id, Message, Mode
+from holdem.core.contracts.base import (
+    Amount,
+    Balance,
+    CardText,
+    Currency,
+    Id,
+    Message,
+    Mode,
+    Timestamp,
+)
 from holdem.core.contracts.tables import MAX_HISTORY
 
 Language = Literal["en", "bg", "ro", "ms", "nb"]  # the rule sheets' languages (holdem.core.terms)
@@ -88,8 +102,8 @@ class RoundView(BaseModel):
     table_id: Id | None = None
     table_version: int | None = Field(default=None, ge=0)
     session_id: Id | None = None  # the session the round is played in (reply v2, ADR 020)
-    started_at: datetime
-    ended_at: datetime | None = None
+    started_at: Timestamp
+    ended_at: Timestamp | None = None
     ante: Amount
     aa_bonus: Amount
     call: Amount = 0  # the call stake once called (2 x ante)
@@ -151,7 +165,30 @@ class Reply(Message):
         return self.requester_id
 
 
-class OpenRoundReply(Reply):
+def _known(view: Any) -> Any:
+    """A round view as a reply shows it: what is not known yet or not revealed (a null or
+    empty field) left out, as the guide says; it reads back as its default."""
+    if not isinstance(view, dict):
+        return view
+    return {k: v for k, v in view.items() if v is not None and v != [] and v != ()}
+
+
+class ShowsRounds(BaseModel):
+    """Mix in before ``Reply``: the reply's round views leave out what is not known (issue 29);
+    the views a service keeps (its snapshot) are written whole."""
+
+    @model_serializer(mode="wrap")
+    def _leave_out_the_unknown(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        shown: dict[str, Any] = handler(self)
+        for name in ("open_round", "round"):
+            if name in shown:
+                shown[name] = _known(shown[name])
+        if "rounds" in shown:
+            shown["rounds"] = [_known(view) for view in shown["rounds"]]
+        return shown
+
+
+class OpenRoundReply(ShowsRounds, Reply):
     type: Literal["reply.open_round"] = "reply.open_round"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     open_round: RoundView | None  # None: no round open
@@ -163,14 +200,14 @@ class BalanceReply(Reply):
     balances: tuple[BalanceLine, ...]
 
 
-class HistoryReply(Reply):
+class HistoryReply(ShowsRounds, Reply):
     type: Literal["reply.history"] = "reply.history"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     rounds: tuple[RoundView, ...] = Field(max_length=HISTORY_KEPT)  # newest first
     limit: int = Field(ge=1, le=HISTORY_KEPT)  # the limit applied (the asked one, capped)
 
 
-class RoundSummaryReply(Reply):
+class RoundSummaryReply(ShowsRounds, Reply):
     type: Literal["reply.round_summary"] = "reply.round_summary"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     round_id: Id

@@ -10,13 +10,12 @@ again with the same ``tx_id`` until it is answered: the operator must apply a ``
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode
+from holdem.core.contracts.base import Amount, Balance, Currency, Id, Message, Mode, Timestamp
 from holdem.core.contracts.tables import (
     MAX_IDLE_TIMEOUT_S,
     PayTableVersion,
@@ -57,7 +56,7 @@ class DebitRequested(SeamlessRequest):
     requested_ante: Amount
     requested_aa_bonus: Amount
     fingerprint: Fingerprint  # the wallet's digest of the PlaceBet (recognises a resend)
-    expires_at: datetime
+    expires_at: Timestamp
     # The table version the bet was admitted at, as its BetPlaced will pin it (none: the
     # deployment's default table).
     table_id: Id | None = None

@@ -38,6 +38,7 @@ class EndSession(Command):
     v2: the operator's ``reason`` (ADR 028: ``terminated``, ``blocked``, ``limit``); a v1
     command ends the session ``ended``."""
 
+    OWNER: ClassVar[str] = "dealer"
     type: Literal["command.end_session"] = "command.end_session"
     version: Literal[1, 2] = 2
     table_id: Id

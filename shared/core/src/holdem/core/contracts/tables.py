@@ -7,7 +7,6 @@ of a table is all a reader needs; a bet records the version and the terms it was
 
 from __future__ import annotations
 
-from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, ClassVar, Literal
 
@@ -21,6 +20,7 @@ from holdem.core.contracts.base import (
     Mode,
     PositiveAmount,
     Reason,
+    Timestamp,
 )
 
 MAX_CHIPS = 12  # denominations per table: bounds the chip check (holdem.core.chips)
@@ -78,7 +78,7 @@ class TableMessage(Envelope):
     """A table's command or event: keyed by ``table_id``, never by a player."""
 
     table_id: Id
-    occurred_at: datetime
+    occurred_at: Timestamp
     causation_id: Id | None = None
     correlation_id: Id | None = None
 
@@ -91,6 +91,7 @@ class TableCommand(TableMessage):
     """Admin → us on ``holdem.admin``; ``command_id`` is the idempotency key (per table)."""
 
     TOPIC: ClassVar[str] = "admin"
+    OWNER: ClassVar[str] = "wallet"  # it keeps the table book (ADR 018)
     command_id: Id
 
 

@@ -13,6 +13,8 @@ from support.bo_web import fill
 
 from holdem.backoffice import cli, db, reports
 
+pytestmark = pytest.mark.postgres
+
 DAY = date(2026, 11, 30)
 
 

@@ -17,6 +17,8 @@ from holdem.backoffice import db
 from holdem.backoffice.auth import add_user
 from holdem.backoffice.i18n import LANGUAGES, has_label
 
+pytestmark = pytest.mark.postgres
+
 TEMPLATES = Path(db.__file__).parent / "templates"
 # Words that are the same in every language: formats, units and the game's name.
 UNTRANSLATED = {"JSON", "CSV", "UTC", "Casino", "Hold'em", "v"}

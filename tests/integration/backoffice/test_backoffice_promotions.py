@@ -17,6 +17,8 @@ from holdem.backoffice.rows import Batch, Where
 from holdem.core import contracts as c
 from holdem.core.contracts.protection import Limits
 
+pytestmark = pytest.mark.postgres
+
 DAY = date(2026, 11, 30)
 CREDIT = 700
 

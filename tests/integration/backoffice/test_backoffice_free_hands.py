@@ -17,6 +17,8 @@ from support.bo_web import fill, running_web
 from holdem.backoffice import cli, db, reports
 from holdem.backoffice.auth import add_user
 
+pytestmark = pytest.mark.postgres
+
 DAY = date(2026, 11, 30)
 CREDIT = 2500  # each player's promotional credit
 

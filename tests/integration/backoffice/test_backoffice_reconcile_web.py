@@ -15,6 +15,8 @@ from support.bo_web import fill, running_web
 from holdem.backoffice import db
 from holdem.backoffice.auth import add_user
 
+pytestmark = pytest.mark.postgres
+
 DAY = "2026-11-30"
 
 

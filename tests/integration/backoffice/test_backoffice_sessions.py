@@ -17,6 +17,8 @@ from holdem.backoffice import cli, db, web
 from holdem.backoffice.auth import add_user
 from holdem.backoffice.settings import BackofficeSettings
 
+pytestmark = pytest.mark.postgres
+
 PASSWORD = "correct horse"
 PAGE = "/rounds?player=sp00001&outcome=win"
 

@@ -38,7 +38,7 @@ from holdem.core.wire.topics import Topics
 from holdem.harness.audit import AuditReport, Record, check, read_run
 from holdem.harness.load import Plan, fund, play
 
-pytestmark = pytest.mark.kafka
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres]
 KILLS = 3
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -172,6 +172,7 @@ def test_the_days_statement_equals_the_audits_figures(run: Run) -> None:
     assert statement_totals(run.dsn, run.operator) == audit_statement(run.records)
 
 
+@pytest.mark.browser
 async def test_a_browser_finds_the_player_replays_a_round_and_downloads_the_statement(
     run: Run, tmp_path: Path
 ) -> None:

@@ -9,6 +9,8 @@ import pytest
 
 from holdem.backoffice import cli
 
+pytestmark = pytest.mark.postgres
+
 HEADER = "tx_id,player_id,kind,amount,currency,round_id\n"
 
 

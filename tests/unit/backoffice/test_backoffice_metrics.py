@@ -10,7 +10,7 @@ from prometheus_client import REGISTRY
 
 from holdem.backoffice import metrics
 
-RULES = Path(__file__).resolve().parents[2] / "deploy/prometheus/rules/backoffice.rules.yml"
+RULES = Path(__file__).resolve().parents[3] / "deploy/prometheus/rules/backoffice.rules.yml"
 
 
 def test_every_metric_in_the_rules_is_exported_by_the_back_office() -> None:

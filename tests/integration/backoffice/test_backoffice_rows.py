@@ -18,6 +18,8 @@ from holdem.backoffice.synthetic import Books, one_round
 from holdem.core import contracts as c
 from holdem.core.contracts import seamless as s
 
+pytestmark = pytest.mark.postgres
+
 AT = datetime(2026, 11, 30, 12, tzinfo=UTC)
 TERMS = c.TableTerms(operator_id="op-1", currency="EUR", ante_min=100, ante_max=10_000,
                      bonus_max=5_000, chips=(100, 500))  # fmt: skip

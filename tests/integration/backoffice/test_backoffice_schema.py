@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from holdem.backoffice import db
+
+pytestmark = pytest.mark.postgres
 
 
 def test_upgrade_creates_the_tables_and_is_idempotent(dsn: str) -> None:
