@@ -15,22 +15,12 @@ import psycopg
 from holdem.backoffice.rows import columns
 
 STATEMENT_SQL = """
-WITH r AS (
-    SELECT * FROM rounds
+WITH r AS MATERIALIZED (
+    SELECT operator_id, player_id, round_id, brand, currency, table_id, status FROM rounds
     WHERE operator_id = %(operator)s AND mode = 'real' AND status IN ('settled', 'voided')
       AND ended_at >= %(start)s AND ended_at < %(end)s
       AND (%(brand)s::text IS NULL OR brand = %(brand)s)
-), b AS (
-    SELECT b.player_id, b.round_id,
-        sum(stake) FILTER (WHERE bet_type = 'ante') AS ante,
-        sum(stake) FILTER (WHERE bet_type = 'call') AS call,
-        sum(stake) FILTER (WHERE bet_type = 'aa_bonus') AS aa_bonus
-    FROM bets b JOIN r USING (operator_id, player_id, round_id) GROUP BY 1, 2
-), f AS (
-    SELECT m.player_id, m.round_id, sum(m.amount) AS refunded
-    FROM movements m JOIN r USING (operator_id, player_id, round_id)
-    WHERE m.kind = 'refund' GROUP BY 1, 2
-), g AS (
+), g AS (  -- one row per round, each figure an index lookup (never a join of aggregates)
     SELECT r.operator_id, coalesce(r.brand, '') AS brand, r.currency,
         coalesce(r.table_id, '') AS table_id, r.player_id, r.status, m.free_hand,
         b.ante, b.call, b.aa_bonus,
@@ -39,9 +29,21 @@ WITH r AS (
         CASE WHEN r.status = 'settled' THEN coalesce(m.cash_paid, 0) ELSE 0 END AS cash_paid,
         coalesce(f.refunded, 0) AS refunded, 0 AS promo_credit
     FROM r
-    JOIN round_money m USING (operator_id, player_id, round_id)
-    LEFT JOIN b USING (player_id, round_id)
-    LEFT JOIN f USING (player_id, round_id)
+    CROSS JOIN LATERAL (
+        SELECT * FROM round_money x WHERE x.operator_id = r.operator_id
+          AND x.player_id = r.player_id AND x.round_id = r.round_id
+    ) m
+    CROSS JOIN LATERAL (
+        SELECT sum(stake) FILTER (WHERE bet_type = 'ante') AS ante,
+            sum(stake) FILTER (WHERE bet_type = 'call') AS call,
+            sum(stake) FILTER (WHERE bet_type = 'aa_bonus') AS aa_bonus
+        FROM bets WHERE bets.operator_id = r.operator_id AND bets.player_id = r.player_id
+          AND bets.round_id = r.round_id
+    ) b
+    CROSS JOIN LATERAL (
+        SELECT sum(amount) AS refunded FROM movements v WHERE v.operator_id = r.operator_id
+          AND v.player_id = r.player_id AND v.round_id = r.round_id AND v.kind = 'refund'
+    ) f
     UNION ALL  -- promotional credits, paid outside any round: the line without a table
     SELECT operator_id, coalesce(brand, ''), currency, '', player_id, NULL, false,
         NULL, NULL, NULL, 0, 0, 0, 0, amount

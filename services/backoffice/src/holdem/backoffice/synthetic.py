@@ -49,7 +49,7 @@ def grant(player: str, campaign: str, hands: int, at: datetime) -> Any:
     return c.FreeHandsGranted(
         event_id=f"grant-{campaign}-{player}", player_id=player, occurred_at=at,
         campaign_id=campaign, command_id=f"grant-{campaign}", fingerprint="0" * 32,
-        table_id="eur-low", currency="EUR", hands=max(hands, 1), ante=500, aa_bonus=250,
+        table_id="eur-low", currency="EUR", hands=min(max(hands, 1), 1000), ante=500, aa_bonus=250,
         expires_at=at + timedelta(days=7),
     )  # fmt: skip
 
