@@ -1,14 +1,16 @@
 """Promotions and currencies on a real broker, the three services and the query service through
 the SDK (ADR 029): a promotional credit sent twice credits once; a campaign of 5 free hands
-played to its end, one cancelled mid-way, one expired, each paying what the ADR says; a free
+played to its end, one cancelled mid-way, one expired, each paying what the ADR says, and
+each shown by the query service as the SDK asks (with a player's limits and block); a free
 hand in seamless mode, whose operator wallet is asked for the call alone; a JPY and a BHD table
 played through, their summaries in their own units; the audit clean after each."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,7 +24,7 @@ from support.tables import terms
 from holdem.client.commands import command
 from holdem.client.operator import Operator, TableRefused
 from holdem.client.player import Player, PromoRefused, Refused
-from holdem.client.queries import QueryClient
+from holdem.client.queries import QueryClient, QueryRefusedError
 from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import (
     CreditPromo,
@@ -30,6 +32,8 @@ from holdem.core.contracts import (
     PayoutCredited,
     PromoCredited,
     PromoReason,
+    PromotionsReply,
+    ProtectionReply,
     Reason,
     Settled,
 )
@@ -66,6 +70,33 @@ async def free_hand(stack: Stack, player: Player, campaign: str, decision: str =
     settled = await stack.event(player.player_id, "round.settled", played.round_id)
     payout = await stack.event(player.player_id, "wallet.payout_credited", played.round_id)
     return settled, payout
+
+
+async def answered(ask: Callable[[], Awaitable[Any]], shown: Callable[[Any], bool]) -> Any:
+    """The first reply to ``ask()`` that ``shown`` accepts: the query service reads the wallet
+    and rounds topics as they come, with no order against the queries topic, so an answer may
+    lag the last event by a moment (bounded by WAIT_S, polled)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        try:
+            reply = await ask()
+        except QueryRefusedError:
+            reply = None
+        if reply is not None and shown(reply):
+            return reply
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the query service never showed it; last reply: {reply}")
+        await asyncio.sleep(0.2)
+
+
+def campaigns(reply: PromotionsReply) -> list[tuple[str, int, int, str]]:
+    return [(c.campaign_id, c.played, c.remaining, c.status) for c in reply.campaigns]
+
+
+async def promotions_of(queries: QueryClient, player_id: str, want: list[Any]) -> Any:
+    """The player's campaigns as the query service shows them, once they are ``want``."""
+    reply = await answered(lambda: queries.promotions(player_id), lambda r: campaigns(r) == want)
+    return campaigns(reply)
 
 
 async def test_free_hand_campaigns_and_promotional_credits_pay_what_the_rules_say(
@@ -148,6 +179,30 @@ async def test_free_hand_campaigns_and_promotional_credits_pay_what_the_rules_sa
         await asyncio.sleep(0.5)  # the resent credit had time to be (not) applied
         await stack.assert_sound(alice, bob, carol)
 
+        # The operator reads it all back through the query service (issue 29), and a player's
+        # protection: carol's limits, bob blocked (his session at the table ended by it).
+        async with QueryClient(kafka.operator, stack.topics) as queries:
+            wanted = {
+                alice: [("welcome", 5, 0, "active")],
+                bob: [("welcome", 2, 0, "cancelled")],
+                carol: [("flash", 1, 0, "expired")],
+            }
+            shown = {
+                name: await promotions_of(queries, name, want) for name, want in wanted.items()
+            }
+            await answered(
+                lambda: queries.protection(bob),
+                lambda r: [s.table_id for s in r.sessions] == [table] and not r.blocked,
+            )
+            await operator.set_limits(carol, loss_per_day=50_000)
+            await operator.block(bob, "self-exclusion")
+            carols: ProtectionReply = await answered(
+                lambda: queries.protection(carol), lambda r: bool(r.limits)
+            )
+            bobs: ProtectionReply = await answered(
+                lambda: queries.protection(bob), lambda r: r.blocked and not r.sessions
+            )
+
     credits = [e for e in stack.events(alice, "wallet") if isinstance(e, PromoCredited)]
     assert (
         [(c.amount, c.campaign_id) for c in credits]
@@ -176,6 +231,11 @@ async def test_free_hand_campaigns_and_promotional_credits_pay_what_the_rules_sa
         e for e in stack.events(alice, "wallet") if isinstance(e, PayoutCredited) and e.campaign_id
     ]
     assert len(free_payouts) == 5
+    assert shown == wanted  # each campaign as the wallet's events say (above)
+    assert [(lim.currency, lim.loss_per_day, lim.wager_per_day) for lim in carols.limits] == [
+        ("EUR", 50_000, None)
+    ]
+    assert not carols.blocked and bobs.blocked_reason == "self-exclusion"
 
 
 @pytest.mark.parametrize(

@@ -19,18 +19,34 @@ from support.rounds import RoundEvents
 from holdem.core.contracts import (
     BalanceQuery,
     BalanceReply,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    FreeStakeRefunded,
+    FreeStakeTaken,
     HistoryQuery,
     HistoryReply,
+    LimitsSet,
     Message,
     MessageRejected,
     Mode,
     OpenRoundQuery,
     OpenRoundReply,
+    PlayerBlocked,
+    PlayerUnblocked,
     PromoCredited,
+    PromotionsQuery,
+    PromotionsReply,
+    ProtectionQuery,
+    ProtectionReply,
     QueryReason,
     QueryRefused,
+    RealityCheckAcknowledged,
     RoundSummaryQuery,
     RoundSummaryReply,
+    SessionEnded,
+    SessionEndReason,
+    SessionStarted,
     dump,
     parse,
 )
@@ -61,10 +77,17 @@ class Harness:
         return [parse("rejected", raw) for raw in self.log.values("rejected")]
 
     async def feed(self, *events: Message) -> None:
-        """Written together (a batch, or a few), then everything they cause committed."""
+        """Written together (a batch, or a few), then everything they cause committed; each
+        with its type header, as our services write them (the query service filters on it)."""
         for event in events:
             topic = self.log.topic(event.TOPIC)
-            await self.log.transport.publish(topic, dump(event), key=event.player_id.encode())
+            kind: str = event.type  # type: ignore[attr-defined]
+            await self.log.transport.publish(
+                topic,
+                dump(event),
+                key=event.player_id.encode(),
+                headers=[(TYPE_HEADER, kind.encode())],
+            )
         await self.log.transport.settle()
 
     async def ask(self, kind: type[Any], player: str = "p1", **fields: Any) -> Any:
@@ -122,7 +145,7 @@ async def test_history_in_fun_mode_is_refused(query: Harness) -> None:
 async def test_an_unknown_player_is_refused_for_every_query(query: Harness) -> None:
     for kind, fields in (
         (OpenRoundQuery, {}), (BalanceQuery, {}), (HistoryQuery, {}),
-        (RoundSummaryQuery, {"round_id": "r1"}),
+        (RoundSummaryQuery, {"round_id": "r1"}), (PromotionsQuery, {}), (ProtectionQuery, {}),
     ):  # fmt: skip
         reply = await query.ask(kind, player="nobody", **fields)
         assert isinstance(reply, QueryRefused) and reply.reason == QueryReason.UNKNOWN_PLAYER
@@ -244,3 +267,129 @@ async def test_the_open_round_leaves_out_what_is_not_known_and_names_its_pay_tab
     assert shown["balance_before"] == 1_000 and "balance_after" not in shown
     assert not [k for k, v in shown.items() if v is None or v == []], shown
     assert {"turn", "river", "dealer_cards", "deck", "salt", "ended_at"}.isdisjoint(shown)
+
+
+# Issue 29 gap "state an operator cannot read": campaigns and hands left, limits, block, sessions.
+FAR = NOW + timedelta(days=3650)  # an expiry the wall clock (the service's now) does not reach
+PRINT = "0" * 32  # a command's fingerprint: the query service does not judge it
+
+
+def _at(minutes: int) -> dict[str, Any]:
+    return {"player_id": "p1", "occurred_at": NOW + timedelta(minutes=minutes)}
+
+
+def granted(campaign: str, hands: int, expires_at: Any = FAR) -> FreeHandsGranted:
+    return FreeHandsGranted(
+        event_id=f"g-{campaign}", **_at(0), campaign_id=campaign, command_id=f"grant-{campaign}",
+        fingerprint=PRINT, table_id="eur-low", currency="EUR", hands=hands, ante=500,
+        aa_bonus=100, expires_at=expires_at,
+    )  # fmt: skip
+
+
+def free_stake(campaign: str, round_id: str, minutes: int) -> FreeStakeTaken:
+    return FreeStakeTaken(
+        event_id=f"fs-{round_id}", **_at(minutes), round_id=round_id,
+        idempotency_key=f"stake:{round_id}", currency="EUR", amount=600, available=1_000,
+        held=0, campaign_id=campaign, ante=500, aa_bonus=100,
+    )  # fmt: skip
+
+
+async def test_promotions_show_each_campaign_with_the_hands_left(query: Harness) -> None:
+    refund = FreeStakeRefunded(
+        event_id="fr-r2", **_at(3), round_id="r2", idempotency_key="refund:r2", currency="EUR",
+        amount=600, available=1_000, held=0, campaign_id="welcome",
+    )  # fmt: skip
+    cancelled = FreeHandsCancelled(
+        event_id="c-spring", **_at(4), campaign_id="spring", command_id="cancel-spring",
+        fingerprint=PRINT, remaining=2,
+    )  # fmt: skip
+    expired = FreeHandsExpired(event_id="x-old", **_at(5), campaign_id="old", remaining=1)
+    await query.feed(
+        granted("welcome", 3), granted("spring", 2), granted("old", 1),
+        granted("lapsed", 4, expires_at=NOW),  # past its expiry, its event not written yet
+        free_stake("welcome", "r1", 1), free_stake("welcome", "r2", 2), refund, cancelled,
+        expired,
+    )  # fmt: skip
+    # Read again (a replay overlapping the live read): each counted once.
+    await query.feed(free_stake("welcome", "r1", 1), free_stake("welcome", "r2", 2), refund)
+
+    reply = await query.ask(PromotionsQuery)
+
+    assert isinstance(reply, PromotionsReply)
+    shown = {c.campaign_id: (c.status, c.hands, c.played, c.remaining) for c in reply.campaigns}
+    assert shown == {
+        "welcome": ("active", 3, 1, 2),  # r1 played, r2 voided: its hand given back
+        "spring": ("cancelled", 2, 0, 0),
+        "old": ("expired", 1, 0, 0),
+        "lapsed": ("expired", 4, 0, 0),
+    }
+    [welcome] = [c for c in reply.campaigns if c.campaign_id == "welcome"]
+    assert (welcome.table_id, welcome.ante, welcome.aa_bonus, welcome.expires_at) == (
+        "eur-low", 500, 100, FAR,
+    )  # fmt: skip
+    assert [c.campaign_id for c in reply.campaigns] == ["welcome", "spring", "old", "lapsed"]
+
+
+async def test_promotions_of_a_player_with_none_are_an_empty_list(query: Harness) -> None:
+    await query.feed(*play(game(0), 1_000).wallet)
+    reply = await query.ask(PromotionsQuery)
+    assert isinstance(reply, PromotionsReply) and reply.campaigns == ()
+
+
+async def test_protection_shows_limits_block_and_open_sessions(query: Harness) -> None:
+    def limits(minutes: int, currency: str, **set_: int) -> LimitsSet:
+        return LimitsSet(
+            event_id=f"l-{minutes}", **_at(minutes), command_id=f"limits-{minutes}",
+            limits={"currency": currency, **set_},
+        )  # fmt: skip
+
+    def started_at(table: str, session: str, minutes: int) -> SessionStarted:
+        return SessionStarted(
+            event_id=f"s-{session}", **_at(minutes), session_id=session, table_id=table,
+            round_id=f"r-{session}", command_id=f"bet-{session}", idle_timeout_s=600,
+        )  # fmt: skip
+
+    ended = SessionEnded(
+        event_id="e-s2", **_at(6), session_id="s2", table_id="eur-high",
+        reason=SessionEndReason.IDLE_TIMEOUT,
+    )  # fmt: skip
+    checked = RealityCheckAcknowledged(
+        event_id="rc-1", **_at(7), command_id="ack-1", table_id="eur-low", session_id="s1"
+    )
+    blocked = PlayerBlocked(event_id="b-1", **_at(8), command_id="block-1", reason="self-exclusion")
+    await query.feed(
+        limits(1, "EUR", wager_per_day=10_000), limits(2, "GBP", loss_per_day=5_000),
+        limits(3, "EUR", loss_per_day=2_000, reality_check_s=900),  # replaces the EUR set
+        started_at("eur-low", "s1", 4), started_at("eur-high", "s2", 5), ended, checked, blocked,
+    )  # fmt: skip
+
+    reply = await query.ask(ProtectionQuery)
+
+    assert isinstance(reply, ProtectionReply)
+    assert (reply.blocked, reply.blocked_reason) == (True, "self-exclusion")
+    assert reply.blocked_at == NOW + timedelta(minutes=8)
+    assert [lim.model_dump(exclude_none=True) for lim in reply.limits] == [
+        {"currency": "GBP", "loss_per_day": 5_000},
+        {"currency": "EUR", "loss_per_day": 2_000, "reality_check_s": 900},
+    ]
+    [session] = reply.sessions
+    assert (session.session_id, session.table_id) == ("s1", "eur-low")
+    assert session.started_at == NOW + timedelta(minutes=4)
+    assert session.checked_at == NOW + timedelta(minutes=7)
+
+    await query.feed(PlayerUnblocked(event_id="u-1", **_at(9), command_id="unblock-1"))
+    unblocked = await query.ask(ProtectionQuery)
+    assert (unblocked.blocked, unblocked.blocked_reason, unblocked.blocked_at) == (
+        False,
+        None,
+        None,
+    )
+
+
+async def test_protection_of_a_player_with_none_is_unblocked_and_unlimited(
+    query: Harness,
+) -> None:
+    await query.feed(*play(game(0), 1_000).wallet)
+    reply = await query.ask(ProtectionQuery)
+    assert isinstance(reply, ProtectionReply)
+    assert (reply.blocked, reply.limits, reply.sessions) == (False, (), ())

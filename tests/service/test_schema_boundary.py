@@ -89,6 +89,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "query.balance": {**QUERY},
     "query.history": {**QUERY, "limit": 5, "mode": "real", "table_id": "t-1"},
     "query.open_round": {**QUERY},
+    "query.promotions": {**QUERY},
+    "query.protection": {**QUERY},
     "query.round_summary": {**QUERY, "round_id": "r-1", "lang": "en"},
 }
 

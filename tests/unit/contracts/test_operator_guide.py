@@ -53,6 +53,7 @@ def between(text: str, start: str, end: str) -> str:
 def test_the_guide_has_an_example_of_every_query_and_reply() -> None:
     types = {json.loads(e)["type"] for e in EXAMPLES}
     queries = {"query.open_round", "query.balance", "query.history", "query.round_summary"}
+    queries |= {"query.promotions", "query.protection"}  # issue 29
     replies = {t.replace("query.", "reply.") for t in queries} | {"reply.refused"}
     assert queries | replies <= types, sorted(queries | replies - types)
 

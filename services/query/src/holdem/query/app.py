@@ -15,16 +15,27 @@ from holdem.core.contracts import (
     CallReleased,
     Dealt,
     Folded,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
     FreeStakeRefunded,
     FreeStakeTaken,
     FundsDeposited,
     FundsWithdrawn,
     HistoryQuery,
+    LimitsSet,
     OpenRoundQuery,
     PayoutCredited,
+    PlayerBlocked,
+    PlayerUnblocked,
     PromoCredited,
+    PromotionsQuery,
+    ProtectionQuery,
+    RealityCheckAcknowledged,
     RoundSummaryQuery,
     RoundVoided,
+    SessionEnded,
+    SessionStarted,
     Settled,
     StakesRefunded,
     StakeTaken,
@@ -49,7 +60,15 @@ MONEY = (
     FundsDeposited, FundsWithdrawn, StakeTaken, CallHeld, CallCaptured, CallReleased,
     PayoutCredited, StakesRefunded, PromoCredited, FreeStakeTaken, FreeStakeRefunded,
 )  # fmt: skip
-QUERIES = (OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery)
+# A player's campaigns and protection (issue 29): what the promotions and protection queries show.
+STANDING = (
+    FreeHandsGranted, FreeHandsCancelled, FreeHandsExpired, LimitsSet, PlayerBlocked,
+    PlayerUnblocked, SessionStarted, SessionEnded, RealityCheckAcknowledged,
+)  # fmt: skip
+QUERIES = (
+    OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery, PromotionsQuery,
+    ProtectionQuery,
+)  # fmt: skip
 
 
 def query_spec(settings: QuerySettings, tables: TableBook | None = None) -> Spec[QueryState]:
@@ -69,7 +88,7 @@ def query_spec(settings: QuerySettings, tables: TableBook | None = None) -> Spec
         snapshot=Codec(
             snapshot.dump_state, partial(snapshot.load_state, kept=settings.history_kept)
         ),
-        reads=type_names(*FOLDED, *MONEY, *QUERIES),
+        reads=type_names(*FOLDED, *MONEY, *STANDING, *QUERIES),
         book_roles=("tables",),
         fold_book=tables.evolve,
     )

@@ -16,12 +16,22 @@ from holdem.core.contracts import (
     Mode,
     OpenRoundQuery,
     OpenRoundReply,
+    PromotionsQuery,
+    PromotionsReply,
+    ProtectionQuery,
+    ProtectionReply,
     QueryReason,
     QueryRefused,
     RoundSummaryQuery,
     RoundSummaryReply,
 )
-from holdem.core.contracts.queries import HISTORY_DEFAULT, BalanceLine, Query, RoundView
+from holdem.core.contracts.queries import (
+    HISTORY_DEFAULT,
+    BalanceLine,
+    CampaignView,
+    Query,
+    RoundView,
+)
 from holdem.core.decider import Context
 from holdem.core.summary import render
 from holdem.core.table_book import TableBook
@@ -48,6 +58,8 @@ def decide(
         "requester_id": message.requester_id,
     }
     try:
+        if isinstance(message, PromotionsQuery | ProtectionQuery):
+            return [_standing(_book(state, message.player_id), message, envelope, ctx)]
         return [_answer(state, message, envelope, tables or TableBook())]
     except Refusal as refusal:
         kind: str = message.type  # type: ignore[attr-defined]
@@ -61,6 +73,33 @@ def _book(state: QueryState, player_id: str) -> Book:
     if book is None:
         raise Refusal(QueryReason.UNKNOWN_PLAYER, f"no round or wallet event of {player_id!r}")
     return book
+
+
+def _standing(
+    book: Book, query: PromotionsQuery | ProtectionQuery, envelope: dict[str, Any], ctx: Context
+) -> Message:
+    """A player's campaigns, or his limits, block and open sessions (issue 29)."""
+    if isinstance(query, PromotionsQuery):
+        campaigns = tuple(_as_of(view, ctx) for view in book.campaigns.values())
+        return PromotionsReply(**envelope, campaigns=campaigns)
+    reason, at = book.blocked or (None, None)
+    return ProtectionReply(
+        **envelope,
+        blocked=book.blocked is not None,
+        blocked_reason=reason,
+        blocked_at=at,
+        limits=tuple(book.limits.values()),
+        sessions=tuple(book.sessions.values()),
+    )
+
+
+def _as_of(view: CampaignView, ctx: Context) -> CampaignView:
+    """An active campaign past its expiry is over now: the wallet refuses its hands from that
+    instant, before its expiry event (written on the wallet's next tick) is read."""
+    if view.status != "active" or ctx.now < view.expires_at:
+        return view
+    update = {"status": "expired", "remaining": 0, "ended_at": view.expires_at}
+    return view.model_copy(update=update)
 
 
 def history_length(tables: TableBook, table_id: str | None) -> int:

@@ -10,6 +10,8 @@ import orjson
 
 from holdem.core.cards import FULL_DECK
 from holdem.core.contracts import Mode, RoundView
+from holdem.core.contracts.protection import Limits
+from holdem.core.contracts.queries import CampaignView, SessionView
 from holdem.core.snapshot import (
     SnapshotError,
     check_envelope,
@@ -20,11 +22,14 @@ from holdem.core.snapshot import (
     one_of,
     optional,
     text,
+    time,
 )
 from holdem.query.state import Book, QueryState, trim
 
 # v2: a round's session_id (ADR 020). A v1 snapshot still loads: its rounds have none.
-SNAPSHOT_VERSION: Final = 2
+# v3: a player's campaigns, limits, block and open sessions (issue 29). A v1 or v2 snapshot
+# still loads without them (the service then shows them from the records it reads after it).
+SNAPSHOT_VERSION: Final = 3
 SERVICE: Final = "query"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 _MODES = one_of(*(mode.value for mode in Mode))
@@ -82,6 +87,8 @@ def _envelope(body: Any) -> dict[str, Any]:
     version = body.get("version") if isinstance(body, dict) else None
     if version == 1 and type(version) is int:  # written before sessions: no round has one
         return check_envelope(body, SERVICE, 1)
+    if version == 2 and type(version) is int:  # written before campaigns and protection
+        return check_envelope(body, SERVICE, 2)
     return check_envelope(body, SERVICE, SNAPSHOT_VERSION)
 
 
@@ -90,6 +97,11 @@ def _book(book: Book) -> dict[str, Any]:
         "balances": [[c, m, a, h] for (c, m), (a, h) in book.balances.items()],
         "rounds": [view.model_dump(mode="json") for view in book.rounds.values()],
         "early": [[rid, before, after] for rid, (before, after) in book.early.items()],
+        "campaigns": [view.model_dump(mode="json") for view in book.campaigns.values()],
+        "counted": book.counted,
+        "limits": [limits.model_dump(mode="json") for limits in book.limits.values()],
+        "blocked": None if book.blocked is None else [book.blocked[0], book.blocked[1].isoformat()],
+        "sessions": [view.model_dump(mode="json") for view in book.sessions.values()],
     }
 
 
@@ -113,5 +125,24 @@ def _load(body: dict[str, Any]) -> QueryState:
         for entry in items(raw["early"]):
             rid, before, after = items(entry, 3)
             book.early[text(rid)] = (optional(_amount)(before), optional(_amount)(after))
+        _standing(book, raw)
         state.books[text(player)] = book
     return state
+
+
+def _standing(book: Book, raw: dict[str, Any]) -> None:
+    """A v3 book's campaigns, counted keys, limits, block and sessions (none before v3)."""
+    for entry in items(raw.get("campaigns", [])):
+        campaign = CampaignView.model_validate(mapping(entry))
+        book.campaigns[campaign.campaign_id] = campaign
+    book.counted = [text(key) for key in items(raw.get("counted", []))]
+    for entry in items(raw.get("limits", [])):
+        limits = Limits.model_validate(mapping(entry))
+        book.limits[limits.currency] = limits
+    blocked = raw.get("blocked")
+    if blocked is not None:
+        reason, at = items(blocked, 2)
+        book.blocked = (text(reason), time(at))
+    for entry in items(raw.get("sessions", [])):
+        session = SessionView.model_validate(mapping(entry))
+        book.sessions[session.table_id] = session

@@ -7,11 +7,18 @@ Bounded per player (ADR 010): at most ``kept`` finished rounds (oldest go first)
 are two topics: a round's StakeTaken may be read before its BetPlaced). Fun rounds leave when
 they end: only real-money rounds are kept. The number of players is what the wallet's ledger
 holds too: one entry of balances each.
+
+Promotions and protection (issue 29), per player too: his last ``CAMPAIGNS_KEPT`` free-hand
+campaigns (the oldest with no hand left goes first, as in the wallet), his limits (one set per
+currency, at most ``LIMITS_KEPT``), whether he is blocked, his open sessions (at most
+``SESSIONS_KEPT``), and the keys of his last ``COUNTED_KEPT`` free-hand stakes and refunds
+counted, so that a record read again (a replay overlapping the live read) is not counted twice.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Final
 
 from holdem.core.contracts import (
@@ -19,20 +26,38 @@ from holdem.core.contracts import (
     Called,
     Dealt,
     Folded,
+    FreeHandsCancelled,
+    FreeHandsExpired,
+    FreeHandsGranted,
+    LimitsSet,
     Mode,
+    PlayerBlocked,
+    PlayerUnblocked,
+    RealityCheckAcknowledged,
     RoundView,
     RoundVoided,
+    SessionEnded,
+    SessionStarted,
     Settled,
     StakeTaken,
 )
-from holdem.core.contracts.promotions import FreeStakeTaken
-from holdem.core.contracts.queries import HISTORY_KEPT
+from holdem.core.contracts.promotions import FreeStakeRefunded, FreeStakeTaken
+from holdem.core.contracts.protection import Limits
+from holdem.core.contracts.queries import (
+    CAMPAIGNS_KEPT,
+    HISTORY_KEPT,
+    LIMITS_KEPT,
+    SESSIONS_KEPT,
+    CampaignView,
+    SessionView,
+)
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.rules import STANDARD
 from holdem.core.verify import VerificationError, expected_settled
 
 OPEN_KEPT: Final = 8
 EARLY_KEPT: Final = 16
+COUNTED_KEPT: Final = 64
 
 Money = tuple[int | None, int | None]  # balance before the round, after its last movement
 
@@ -44,6 +69,11 @@ class Book:
     balances: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     rounds: dict[str, RoundView] = field(default_factory=dict)
     early: dict[str, Money] = field(default_factory=dict)
+    campaigns: dict[str, CampaignView] = field(default_factory=dict)  # oldest first
+    counted: list[str] = field(default_factory=list)  # free-hand movements counted, oldest first
+    limits: dict[str, Limits] = field(default_factory=dict)  # by currency, oldest set first
+    blocked: tuple[str, datetime] | None = None  # the block's reason and time
+    sessions: dict[str, SessionView] = field(default_factory=dict)  # by table, oldest first
 
 
 @dataclass(slots=True)
@@ -66,7 +96,14 @@ def evolve(state: QueryState, event: object) -> QueryState:
     """Fold one rounds or wallet event; idempotent (the first of each event wins), others are
     ignored."""
     if isinstance(event, WalletEvent):
-        _money(state.books.setdefault(event.player_id, Book()), event)
+        player = state.books.setdefault(event.player_id, Book())
+        _money(player, event)
+        if isinstance(event, FreeStakeTaken | FreeStakeRefunded):
+            _count_hand(player, event)
+    elif isinstance(event, FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired):
+        _campaign(state.books.setdefault(event.player_id, Book()), event)
+    elif isinstance(event, PROTECTION):
+        _protection(state.books.setdefault(event.player_id, Book()), event)
     elif isinstance(event, BetPlaced):
         _placed(state, event)
     elif isinstance(event, Dealt | Called | Folded | Settled | RoundVoided):
@@ -228,3 +265,96 @@ def _money(book: Book, event: WalletEvent) -> None:
     book.early[event.round_id] = (before, after)
     while len(book.early) > EARLY_KEPT:
         del book.early[next(iter(book.early))]
+
+
+PROTECTION = (
+    LimitsSet, PlayerBlocked, PlayerUnblocked, SessionStarted, SessionEnded,
+    RealityCheckAcknowledged,
+)  # fmt: skip
+
+
+def _campaign(book: Book, event: FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired) -> None:
+    """A campaign granted (the first grant of an id wins), cancelled or expired (once)."""
+    if isinstance(event, FreeHandsGranted):
+        if event.campaign_id in book.campaigns:
+            return
+        book.campaigns[event.campaign_id] = CampaignView(
+            campaign_id=event.campaign_id,
+            table_id=event.table_id,
+            currency=event.currency,
+            ante=event.ante,
+            aa_bonus=event.aa_bonus,
+            hands=event.hands,
+            remaining=event.hands,
+            granted_at=event.occurred_at,
+            expires_at=event.expires_at,
+        )
+        _forget_old_campaigns(book)
+        return
+    campaign = book.campaigns.get(event.campaign_id)
+    if campaign is not None and campaign.status == "active":
+        status = "cancelled" if isinstance(event, FreeHandsCancelled) else "expired"
+        update = {"status": status, "remaining": 0, "ended_at": event.occurred_at}
+        book.campaigns[event.campaign_id] = campaign.model_copy(update=update)
+
+
+def _forget_old_campaigns(book: Book) -> None:
+    """Beyond CAMPAIGNS_KEPT, the oldest campaigns with no hand left go (the wallet refuses a
+    grant beyond 16 campaigns with hands left, so those always fit)."""
+    over = len(book.campaigns) - CAMPAIGNS_KEPT
+    if over <= 0:
+        return
+    for campaign_id in [c for c, view in book.campaigns.items() if view.remaining == 0][:over]:
+        del book.campaigns[campaign_id]
+
+
+def _count_hand(book: Book, event: FreeStakeTaken | FreeStakeRefunded) -> None:
+    """A free hand played (its stakes taken) or given back (a void refunds them), once per
+    wallet movement (its idempotency key: the wallet applies a key once, ever)."""
+    campaign = book.campaigns.get(event.campaign_id)
+    if campaign is None or event.idempotency_key in book.counted:
+        return
+    book.counted.append(event.idempotency_key)
+    del book.counted[: max(len(book.counted) - COUNTED_KEPT, 0)]
+    step = 1 if isinstance(event, FreeStakeTaken) else -1
+    played = max(0, min(campaign.hands, campaign.played + step))
+    remaining = campaign.hands - played if campaign.status == "active" else 0
+    book.campaigns[event.campaign_id] = campaign.model_copy(
+        update={"played": played, "remaining": remaining}
+    )
+
+
+def _protection(book: Book, event: object) -> None:
+    """Limits (the latest set per currency), the block, the open sessions."""
+    if isinstance(event, LimitsSet):
+        book.limits.pop(event.limits.currency, None)  # the newest set last
+        book.limits[event.limits.currency] = event.limits
+        while len(book.limits) > LIMITS_KEPT:
+            del book.limits[next(iter(book.limits))]
+    elif isinstance(event, PlayerBlocked):
+        book.blocked = (event.reason, event.occurred_at)
+    elif isinstance(event, PlayerUnblocked):
+        book.blocked = None
+    elif isinstance(event, SessionStarted):
+        current = book.sessions.get(event.table_id)
+        if current is not None and current.session_id == event.session_id:
+            return  # read again
+        book.sessions.pop(event.table_id, None)
+        book.sessions[event.table_id] = SessionView(
+            session_id=event.session_id,
+            table_id=event.table_id,
+            mode=event.mode,
+            started_at=event.occurred_at,
+            checked_at=event.occurred_at,
+        )
+        while len(book.sessions) > SESSIONS_KEPT:
+            del book.sessions[next(iter(book.sessions))]
+    elif isinstance(event, SessionEnded):
+        current = book.sessions.get(event.table_id)
+        if current is not None and current.session_id == event.session_id:
+            del book.sessions[event.table_id]
+    elif isinstance(event, RealityCheckAcknowledged):
+        current = book.sessions.get(event.table_id)
+        if current is not None and current.session_id == event.session_id:
+            checked = max(current.checked_at, event.occurred_at)
+            book.sessions[event.table_id] = current.model_copy(update={"checked_at": checked})

@@ -1,4 +1,5 @@
-"""Ask the query service (request/reply over Kafka): open round, balance, history, summaries.
+"""Ask the query service (request/reply over Kafka): open round, balance, history, summaries,
+a player's free-hand campaigns and his protection (limits, block, open sessions).
 
 A ``QueryClient`` sends each query on the queries topic keyed by the player it is about, and
 reads the replies partition of its own ``requester_id`` (replies are keyed by the requester),
@@ -26,6 +27,10 @@ from holdem.core.contracts import (
     Mode,
     OpenRoundQuery,
     OpenRoundReply,
+    PromotionsQuery,
+    PromotionsReply,
+    ProtectionQuery,
+    ProtectionReply,
     QueryReason,
     QueryRefused,
     RoundSummaryQuery,
@@ -177,6 +182,18 @@ class QueryClient:
     ) -> RoundSummaryReply:
         query = RoundSummaryQuery(**self._envelope(player_id), round_id=round_id, lang=lang)
         return await self._expect(query, RoundSummaryReply)
+
+    async def promotions(self, player_id: str) -> PromotionsReply:
+        """The player's free-hand campaigns (his last 64, oldest first), each with its hands
+        played and left and its status (active, cancelled, expired)."""
+        query = PromotionsQuery(**self._envelope(player_id))
+        return await self._expect(query, PromotionsReply)
+
+    async def protection(self, player_id: str) -> ProtectionReply:
+        """The player's limits (one set per currency), whether he is blocked (why, since when)
+        and his open sessions (since when, his last reality check acknowledged)."""
+        query = ProtectionQuery(**self._envelope(player_id))
+        return await self._expect(query, ProtectionReply)
 
     async def _read(self) -> None:
         assert self._consumer is not None

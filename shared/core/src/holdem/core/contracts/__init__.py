@@ -75,6 +75,10 @@ from holdem.core.contracts.queries import (
     HistoryReply,
     OpenRoundQuery,
     OpenRoundReply,
+    PromotionsQuery,
+    PromotionsReply,
+    ProtectionQuery,
+    ProtectionReply,
     QueryReason,
     QueryRefused,
     RoundSummaryQuery,
@@ -159,7 +163,9 @@ ALL_MODELS: tuple[type[Envelope], ...] = (
     MessageRejected,
     # queries, replies
     OpenRoundQuery, BalanceQuery, HistoryQuery, RoundSummaryQuery,
+    PromotionsQuery, ProtectionQuery,  # issue 29
     OpenRoundReply, BalanceReply, HistoryReply, RoundSummaryReply, QueryRefused,
+    PromotionsReply, ProtectionReply,
 )  # fmt: skip
 
 
@@ -334,9 +340,13 @@ __all__ = [
     "PromoCredited",
     "PromoReason",
     "PromoRejected",
+    "PromotionsQuery",
+    "PromotionsReply",
+    "ProtectionQuery",
     "ProtectionRefusal",
     "ProtectionRejected",
     "ProtectionRejection",
+    "ProtectionReply",
     "QueryReason",
     "QueryRefused",
     "RealityCheck",

@@ -29,6 +29,8 @@ from holdem.core.contracts.base import (
     Mode,
     Timestamp,
 )
+from holdem.core.contracts.promotions import MAX_FREE_HANDS
+from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.tables import MAX_HISTORY
 
 Language = Literal["en", "bg", "ro", "ms", "nb"]  # the rule sheets' languages (holdem.core.terms)
@@ -39,6 +41,12 @@ HISTORY_KEPT = (
     MAX_HISTORY  # real-money rounds the query service keeps per player: the most N can be
 )
 HISTORY_ASKED_MAX = 10_000  # a larger limit is not a query but bad input
+# What the query service keeps per player of his promotions and protection (issue 29): as many
+# campaigns as the wallet keeps (open or over), his open sessions (one per table he sits at),
+# his limits (one set per currency).
+CAMPAIGNS_KEPT = 64
+SESSIONS_KEPT = 16
+LIMITS_KEPT = 32
 
 
 class Query(Message):
@@ -82,6 +90,21 @@ class RoundSummaryQuery(Query):
     version: Literal[1] = 1
     round_id: Id
     lang: Language = "en"
+
+
+class PromotionsQuery(Query):
+    """The player's free-hand campaigns (ADR 029), each with the hands he has left."""
+
+    type: Literal["query.promotions"] = "query.promotions"
+    version: Literal[1] = 1
+
+
+class ProtectionQuery(Query):
+    """The player's protection (ADR 028): his limits, whether he is blocked, his open
+    sessions."""
+
+    type: Literal["query.protection"] = "query.protection"
+    version: Literal[1] = 1
 
 
 class RoundView(BaseModel):
@@ -143,6 +166,41 @@ class BalanceLine(BaseModel):
     mode: Mode
     available: Balance
     held: Balance
+
+
+class CampaignView(BaseModel):
+    """One free-hand campaign of the player as the wallet's events tell it: its hands, how many
+    were played (a voided hand is given back), how many are left. ``status``: active,
+    cancelled or expired; a campaign past ``expires_at`` is shown expired with none left (the
+    wallet refuses its hands from that instant) even before its expiry event is read."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    campaign_id: Id
+    table_id: Id
+    currency: Currency
+    ante: Amount
+    aa_bonus: Amount
+    hands: int = Field(strict=True, ge=1, le=MAX_FREE_HANDS)
+    played: int = Field(default=0, strict=True, ge=0, le=MAX_FREE_HANDS)
+    remaining: int = Field(strict=True, ge=0, le=MAX_FREE_HANDS)
+    status: Literal["active", "cancelled", "expired"] = "active"
+    granted_at: Timestamp
+    expires_at: Timestamp
+    ended_at: Timestamp | None = None  # when it was cancelled or expired
+
+
+class SessionView(BaseModel):
+    """One open session of the player at a table (ADR 020): since when, and when he last
+    acknowledged a reality check (its start until he does)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    session_id: Id
+    table_id: Id
+    mode: Mode = Mode.REAL
+    started_at: Timestamp
+    checked_at: Timestamp
 
 
 class QueryReason(StrEnum):
@@ -214,6 +272,25 @@ class RoundSummaryReply(ShowsRounds, Reply):
     lang: Language
     text: str = Field(max_length=2000)
     round: RoundView
+
+
+class PromotionsReply(Reply):
+    type: Literal["reply.promotions"] = "reply.promotions"
+    version: Literal[1] = 1
+    campaigns: tuple[CampaignView, ...] = Field(max_length=CAMPAIGNS_KEPT)  # oldest first
+
+
+class ProtectionReply(Reply):
+    """``blocked``: the player may not bet (``blocked_reason``, ``blocked_at`` the block's);
+    ``limits``: one set per currency (a limit left out is none); ``sessions``: his open ones."""
+
+    type: Literal["reply.protection"] = "reply.protection"
+    version: Literal[1] = 1
+    blocked: bool
+    blocked_reason: str | None = Field(default=None, max_length=200)
+    blocked_at: Timestamp | None = None
+    limits: tuple[Limits, ...] = Field(max_length=LIMITS_KEPT)
+    sessions: tuple[SessionView, ...] = Field(max_length=SESSIONS_KEPT)
 
 
 class QueryRefused(Reply):
