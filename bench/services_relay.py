@@ -21,6 +21,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
+from holdem.runtime.kafka import PRODUCE_BATCH_BYTES
 
 # trigger type -> (the service whose hop it is, the record types that hop publishes, in order).
 # Commands carry no type header: the relay, like the services, parses them to learn their type.
@@ -183,7 +184,11 @@ async def work(
         fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
     )
     producer = AIOKafkaProducer(
-        **connection.kwargs(), transactional_id=f"{group}-0", acks="all", linger_ms=0
+        **connection.kwargs(),
+        transactional_id=f"{group}-0",
+        acks="all",
+        linger_ms=0,
+        max_batch_size=PRODUCE_BATCH_BYTES,  # as the services' producer
     )
     await producer.start()
     await consumer.start()
