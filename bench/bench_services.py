@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +238,24 @@ async def open_loop(operator: Operator, args: argparse.Namespace, funded: bool) 
 def git_head() -> str:
     done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     return done.stdout.strip()
+
+
+@asynccontextmanager
+async def local_broker(
+    prefix: str,
+) -> AsyncIterator[tuple[Mapping[str, KafkaConnection], Launcher, Path]]:
+    """A local broker with the game's topics, its principals, a launcher of the services on it
+    (not started) and the run's log directory; the broker is stopped at the end."""
+    log_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    broker = LocalBroker(log_dir / "kafka")
+    await asyncio.to_thread(broker.up)
+    try:
+        principals = broker.principals()
+        await ensure_topics(principals["admin"], Topics(), PARTITIONS)
+        launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
+        yield principals, launcher, log_dir
+    finally:
+        await asyncio.to_thread(broker.down)
 
 
 async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:

@@ -12,17 +12,14 @@ import argparse
 import asyncio
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_services import PARTITIONS
+from bench_services import PARTITIONS, local_broker
 
 from holdem.client import Operator
 from holdem.core.strategy import always_call
 from holdem.core.wire.topics import Topics
 from holdem.harness.load import Plan, fund, play
-from holdem.ops.launcher import Launcher, LocalBroker
-from holdem.runtime.topics import ensure_topics
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "flamegraphs"
 PROFILED = ("wallet", "dealer", "settlement")
@@ -51,33 +48,27 @@ async def record(pid: int, svg: Path, seconds: int) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    log_dir = Path(tempfile.mkdtemp(prefix="holdem-profile-"))
-    broker = LocalBroker(log_dir / "kafka")
-    await asyncio.to_thread(broker.up)
-    try:
-        principals = broker.principals()
-        topics = Topics()
-        await ensure_topics(principals["admin"], topics, PARTITIONS)
-        launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
-        async with launcher, Operator(principals["operator"], topics, PARTITIONS) as operator:
-            plan = Plan(rounds=100_000, players=args.players, voids=0, step_s=60.0)
-            await fund(operator, plan)
-            stop = asyncio.Event()
-            load = asyncio.create_task(play(operator, plan, always_call, stop))
-            await asyncio.sleep(args.warmup)
-            args.out.mkdir(parents=True, exist_ok=True)
-            pids = {name: launcher.services[name].pid for name in PROFILED}
-            await asyncio.gather(
-                *(
-                    record(pid, args.out / f"{name}.svg", args.seconds)
-                    for name, pid in pids.items()
-                    if pid
-                )
+    async with (
+        local_broker("holdem-profile-") as (principals, launcher, _),
+        launcher,
+        Operator(principals["operator"], Topics(), PARTITIONS) as operator,
+    ):
+        plan = Plan(rounds=100_000, players=args.players, voids=0, step_s=60.0)
+        await fund(operator, plan)
+        stop = asyncio.Event()
+        load = asyncio.create_task(play(operator, plan, always_call, stop))
+        await asyncio.sleep(args.warmup)
+        args.out.mkdir(parents=True, exist_ok=True)
+        pids = {name: launcher.services[name].pid for name in PROFILED}
+        await asyncio.gather(
+            *(
+                record(pid, args.out / f"{name}.svg", args.seconds)
+                for name, pid in pids.items()
+                if pid
             )
-            stop.set()
-            await asyncio.wait_for(load, 120)
-    finally:
-        await asyncio.to_thread(broker.down)
+        )
+        stop.set()
+        await asyncio.wait_for(load, 120)
     print(f"flame graphs in {args.out}: {', '.join(f'{n}.svg' for n in PROFILED)}")
 
 
