@@ -19,12 +19,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
-from services_relay import Relay, hops_seen, pick_template, records_per_round
+from services_relay import (
+    Record,
+    Relay,
+    check_script,
+    hops_seen,
+    pick_template,
+    published,
+    records_per_round,
+    written_per_round,
+)
 
 from holdem.client import KafkaConnection, Operator, Player, StalledError
 from holdem.client.player import last_movement
@@ -36,8 +46,12 @@ from holdem.ops.launcher import Launcher, LocalBroker
 from holdem.runtime.topics import ensure_topics
 
 PARTITIONS = 3
+ROUND_ROLES = ("rounds", "wallet", "vault")  # the topics a round's records are on
+PROBE_ROUNDS = 8  # played through the services to check the relay's script before measuring
 OUT = Path(__file__).parent / "results" / "services.json"
-GOAL_RATIO, GOAL_P99_MS = 0.5, 50.0
+# Issue 28's goals, printed beside the figures (never asserted: a loaded machine moves them):
+# throughput >= 0.7x the relay's, CPU per round <= 2x, each step's p99 <= 1.25x the relay's.
+GOAL_RATIO, GOAL_CPU_RATIO, GOAL_P99_RATIO = 0.7, 2.0, 1.25
 STEPS = ("bet -> Dealt", "Call -> Settled", "Settled -> payout", "round")
 
 
@@ -59,25 +73,61 @@ def kind_of(headers: Iterable[tuple[str, bytes]], value: bytes) -> str:
     return kind.decode() if kind is not None else str(json.loads(value)["type"])
 
 
-async def read_all(admin: KafkaConnection, topics: Iterable[str]) -> list[tuple[str, bytes]]:
-    """(type, value) of every committed record on ``topics``."""
+async def read_all(admin: KafkaConnection, topics: Topics) -> list[Record]:
+    """(topic role, type, value) of every committed record on the round's topics."""
+    roles = {topics.name(role): role for role in ROUND_ROLES}
     consumer = AIOKafkaConsumer(
         **admin.kwargs(), isolation_level="read_committed", enable_auto_commit=False
     )
     await consumer.start()
     try:
-        tps = [TopicPartition(t, p) for t in topics for p in range(PARTITIONS)]
+        tps = [TopicPartition(t, p) for t in roles for p in range(PARTITIONS)]
         consumer.assign(tps)
         ends = await consumer.end_offsets(tps)
         for tp in tps:
             consumer.seek(tp, 0)
-        found: list[tuple[str, bytes]] = []
+        found: list[Record] = []
         while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:
-            for records in (await consumer.getmany(timeout_ms=500)).values():
-                found.extend((kind_of(r.headers, r.value), r.value) for r in records if r.value)
+            for tp, records in (await consumer.getmany(timeout_ms=500)).items():
+                found.extend(
+                    (roles[tp.topic], kind_of(r.headers, r.value), r.value)
+                    for r in records
+                    if r.value
+                )
         return found
     finally:
         await consumer.stop()
+
+
+def incomplete(records: Iterable[Record]) -> list[str]:
+    """Round ids whose bet was placed and whose records are not all there yet: not every
+    (topic, type) the relay writes for a round (a called round with its payout)."""
+    wanted = published()
+    return sorted(
+        round_id
+        for round_id, kinds in written_per_round(records).items()
+        if ("rounds", "round.bet_placed") in kinds and not wanted <= kinds
+    )
+
+
+async def converged(
+    admin: KafkaConnection, topics: Topics, within_s: float = 180.0
+) -> list[Record]:
+    """The round's topics' records once every round a bet was placed for has all its records:
+    a client's step can end (or time out) before the last records of its round are committed,
+    and records counted before then undercount. RuntimeError naming rounds still incomplete
+    after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while True:
+        records = await read_all(admin, topics)
+        missing = incomplete(records)
+        if not missing:
+            return records
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"{len(missing)} rounds still incomplete after {within_s} s: {missing[:5]}"
+            )
+        await asyncio.sleep(1.0)
 
 
 def cpu_seconds(pids: Iterable[int | None]) -> float:
@@ -190,19 +240,60 @@ def git_head() -> str:
     return done.stdout.strip()
 
 
+@asynccontextmanager
+async def local_broker(
+    prefix: str,
+) -> AsyncIterator[tuple[Mapping[str, KafkaConnection], Launcher, Path]]:
+    """A local broker with the game's topics, its principals, a launcher of the services on it
+    (not started) and the run's log directory; the broker is stopped at the end."""
+    log_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    broker = LocalBroker(log_dir / "kafka")
+    await asyncio.to_thread(broker.up)
+    try:
+        principals = broker.principals()
+        await ensure_topics(principals["admin"], Topics(), PARTITIONS)
+        launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
+        yield principals, launcher, log_dir
+    finally:
+        await asyncio.to_thread(broker.down)
+
+
 async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:
     principals = broker.principals()
-    admin, topics = principals["admin"], Topics()
-    await ensure_topics(admin, topics, PARTITIONS)
-    launcher = Launcher(broker.bootstrap or "", log_dir, "", PARTITIONS, credentials=principals)
+    topics = Topics()
+    await ensure_topics(principals["admin"], topics, PARTITIONS)
+    return await compare(broker.bootstrap or "", principals, topics, args, log_dir)
+
+
+async def probe(operator: Operator) -> None:
+    """A few rounds through the services, so that their records can be compared with the
+    relay's script before anything is measured."""
+    plan = Plan(rounds=PROBE_ROUNDS, players=PROBE_ROUNDS, voids=0, step_s=60.0)
+    await fund(operator, plan)
+    await play(operator, plan, always_call)
+
+
+async def compare(
+    bootstrap: str,
+    principals: Mapping[str, KafkaConnection],
+    topics: Topics,
+    args: argparse.Namespace,
+    log_dir: Path,
+) -> dict[str, Any]:
+    """The services on ``topics`` (created and granted), then the relay on topics of its own,
+    on the same broker: the same load, their figures and ratios. StaleRelayError before
+    anything is measured if the services' rounds write records the relay does not."""
+    admin = principals["admin"]
+    launcher = Launcher(bootstrap, log_dir, topics.prefix, PARTITIONS, credentials=principals)
     async with launcher, Operator(principals["operator"], topics, PARTITIONS) as operator:
+        await probe(operator)
+        check_script(await converged(admin, topics))
         pids = [service.pid for service in launcher.services.values()]
         services = await saturate(operator, args, funded=True, pids=pids)
         print(f"services: {services}", flush=True)
         latency = await open_loop(operator, args, funded=True)
         print(f"latency: {latency}", flush=True)
-    records = await read_all(admin, [topics.rounds, topics.wallet, topics.vault])
-    per_round = records_per_round(records)
+        records = await converged(admin, topics)  # the services still running
     relay_topics = Topics.unique("relay")
     await ensure_topics(admin, relay_topics, PARTITIONS)
     relay_run = Relay(admin, relay_topics, pick_template(records), log_dir)
@@ -210,16 +301,23 @@ async def measure(broker: LocalBroker, args: argparse.Namespace, log_dir: Path) 
         relay = await saturate(operator, args, funded=False, pids=relay_run.pids)
         print(f"relay: {relay}", flush=True)
         relay_latency = await open_loop(operator, args, funded=False)
-    print(f"relay latency: {relay_latency}", flush=True)
-    relay_records = records_per_round(
-        await read_all(admin, [relay_topics.rounds, relay_topics.wallet, relay_topics.vault])
-    )
+        print(f"relay latency: {relay_latency}", flush=True)
+        relay_records = await converged(admin, relay_topics)
+    per_round = records_per_round(records)
     return {
         "services": services,
         "relay": relay,
         "ratio": round(services["rounds_per_s"] / max(relay["rounds_per_s"], 1e-9), 3),
+        "cpu_ratio": round(
+            services["workers_cpu_ms_per_round"] / max(relay["workers_cpu_ms_per_round"], 1e-9),
+            3,
+        ),
         "hops_per_round": hops_seen(per_round),
-        "records_per_round": {"services": per_round, "relay": relay_records},
+        "records_per_round": {"services": per_round, "relay": records_per_round(relay_records)},
+        "rounds_complete": {
+            "services": len(written_per_round(records)),
+            "relay": len(written_per_round(relay_records)),
+        },
         "latency": {"services": latency, "relay": relay_latency},
     }
 
@@ -230,6 +328,7 @@ def table(result: dict[str, Any]) -> str:
 
 def throughput_lines(result: dict[str, Any]) -> list[str]:
     ratio_ok = "ok" if result["ratio"] >= GOAL_RATIO else "MISSED"
+    cpu_ok = "ok" if result["cpu_ratio"] <= GOAL_CPU_RATIO else "MISSED"
     records = {k: sum(v.values()) for k, v in result["records_per_round"].items()}
     return [
         f"{'throughput':24} {'rounds/s':>9} {'rounds':>7} {'stalled':>7} "
@@ -240,7 +339,8 @@ def throughput_lines(result: dict[str, Any]) -> list[str]:
             f"{x['workers_cpu_ms_per_round']:8.2f}ms {x['client_cpu_share']:10.0%}"
             for name, x in (("services", result["services"]), ("bare relay", result["relay"]))
         ),
-        f"ratio services/relay {result['ratio']:.3f} (goal >= {GOAL_RATIO}: {ratio_ok}); "
+        f"throughput services/relay {result['ratio']:.3f} (goal >= {GOAL_RATIO}: {ratio_ok}); "
+        f"CPU/round services/relay {result['cpu_ratio']:.2f} (goal <= {GOAL_CPU_RATIO}: {cpu_ok})",
         f"{result['hops_per_round']} hops and {records['services']:.2f} records a round "
         f"(relay {records['relay']:.2f})",
     ]
@@ -255,14 +355,16 @@ def latency_lines(latency: dict[str, dict[str, Any]]) -> list[str]:
             f"{x['not_offered_no_free_player']} not offered, {x['failed']} failed"
             for name, x in (("services", services), ("relay", relay))
         ),
-        f"{'step':24} {'services p50':>12} {'p99':>9} {'relay p50':>10} {'p99':>9}",
+        f"{'step':24} {'services p50':>12} {'p99':>9} {'relay p50':>10} {'p99':>9} "
+        f"{'p99 ratio':>9} (goal <= {GOAL_P99_RATIO})",
     ]
     for step, x in services["steps"].items():
         y = relay["steps"][step]
-        goal = "" if step == "round" else ("  ok" if x["p99_ms"] <= GOAL_P99_MS else "  MISSED")
+        ratio = x["p99_ms"] / max(y["p99_ms"], 1e-9)
+        goal = "" if step == "round" else ("  ok" if ratio <= GOAL_P99_RATIO else "  MISSED")
         lines.append(
             f"{step:24} {x['p50_ms']:10.1f}ms {x['p99_ms']:7.1f}ms "
-            f"{y['p50_ms']:8.1f}ms {y['p99_ms']:7.1f}ms{goal}"
+            f"{y['p50_ms']:8.1f}ms {y['p99_ms']:7.1f}ms {ratio:9.2f}{goal}"
         )
     return lines
 

@@ -21,6 +21,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
+from holdem.runtime.kafka import PRODUCE_BATCH_BYTES
 
 # trigger type -> (the service whose hop it is, the record types that hop publishes, in order).
 # Commands carry no type header: the relay, like the services, parses them to learn their type.
@@ -29,7 +30,10 @@ SCRIPT: dict[str, tuple[str, tuple[str, ...]]] = {
     "round.bet_placed": ("dealer", ("vault.deck_sealed", "round.dealt")),
     "command.call": ("dealer", ("round.called",)),
     "round.called": ("settlement", ("round.settled",)),
-    "round.settled": ("wallet", ("wallet.call_captured", "wallet.payout_credited")),
+    "round.settled": (
+        "wallet",
+        ("wallet.call_captured", "wallet.payout_credited", "round.closed"),
+    ),
 }
 READS = {
     "wallet": ("commands", "rounds"),
@@ -42,13 +46,68 @@ MAX_BATCH = 500  # as the services' loop (holdem.runtime.loop)
 FETCH_MAX_WAIT_MS = int(os.environ.get("RELAY_FETCH_MAX_WAIT_MS", "50"))
 
 Template = dict[str, tuple[bytes, str, str]]  # type -> (value, its round_id, its player_id)
+Record = tuple[str, str, bytes]  # (topic role, type, value) of a committed record
+# Answers to a refused or late command, not a round's path: the relay need not write them.
+REFUSALS = ("rejected",)
 
 
-def pick_template(records: Iterable[tuple[str, bytes]]) -> Template:
-    """One called round with a payout among (type header, value) records: its records by type.
+class StaleRelayError(RuntimeError):
+    """The services write records in a round that the relay's SCRIPT does not: the relay would
+    no longer be the same hops and records (a client waiting for one would wait out its step)."""
+
+
+def published() -> set[tuple[str, str]]:
+    """(topic role, type) of every record the relay writes."""
+    return {(ROLE_OF_TYPE[k.split(".")[0]], k) for _, outputs in SCRIPT.values() for k in outputs}
+
+
+def written_per_round(records: Iterable[Record]) -> dict[str, set[tuple[str, str]]]:
+    """(topic role, type) of the records of each round id among ``records``."""
+    rounds: dict[str, set[tuple[str, str]]] = {}
+    for role, kind, value in records:
+        round_id = json.loads(value).get("round_id")
+        if round_id:
+            rounds.setdefault(round_id, set()).add((role, kind))
+    return rounds
+
+
+def script_gaps(records: Iterable[Record]) -> tuple[list[str], list[str]]:
+    """(missing, extra): "topic/type" the services wrote in a settled round and the relay does
+    not write there, and what the relay writes that no settled round of the services holds."""
+    settled = [
+        kinds
+        for kinds in written_per_round(records).values()
+        if ("rounds", "round.settled") in kinds
+    ]
+    if not settled:
+        raise StaleRelayError("no settled round among the services' records to compare with")
+    services = {
+        (role, kind)
+        for kinds in settled
+        for role, kind in kinds
+        if not any(word in kind for word in REFUSALS)
+    }
+    missing = sorted(f"{role}/{kind}" for role, kind in services - published())
+    extra = sorted(f"{role}/{kind}" for role, kind in published() - services)
+    return missing, extra
+
+
+def check_script(records: Iterable[Record]) -> None:
+    """StaleRelayError naming the record types the relay and the services' rounds differ by."""
+    missing, extra = script_gaps(records)
+    if missing or extra:
+        raise StaleRelayError(
+            "bench/services_relay.py SCRIPT is stale: the services' rounds write "
+            f"{missing or 'nothing'} that the relay does not, and the relay writes "
+            f"{extra or 'nothing'} that they do not: update SCRIPT before measuring"
+        )
+
+
+def pick_template(records: Iterable[Record]) -> Template:
+    """One called round with a payout among the records: its records by type.
     KeyError if no round has every type the script publishes."""
     rounds: dict[str, Template] = {}
-    for kind, value in records:
+    for _, kind, value in records:
         body = json.loads(value)
         if body.get("round_id"):
             rounds.setdefault(body["round_id"], {})[kind] = (
@@ -64,9 +123,9 @@ def pick_template(records: Iterable[tuple[str, bytes]]) -> Template:
     raise KeyError(f"no round with all of {sorted(wanted)}; {len(rounds)} rounds, e.g. {sample}")
 
 
-def records_per_round(records: Iterable[tuple[str, bytes]]) -> dict[str, float]:
+def records_per_round(records: Iterable[Record]) -> dict[str, float]:
     """Service-published records per ended round, by type (deposits and rejections aside)."""
-    kinds = Counter(kind for kind, _ in records)
+    kinds = Counter(kind for _, kind, _ in records)
     rounds = kinds["round.settled"] + kinds["round.voided"]
     published = {kind for _, outputs in SCRIPT.values() for kind in outputs}
     return {kind: kinds[kind] / max(rounds, 1) for kind in sorted(published)}
@@ -125,7 +184,11 @@ async def work(
         fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
     )
     producer = AIOKafkaProducer(
-        **connection.kwargs(), transactional_id=f"{group}-0", acks="all", linger_ms=0
+        **connection.kwargs(),
+        transactional_id=f"{group}-0",
+        acks="all",
+        linger_ms=0,
+        max_batch_size=PRODUCE_BATCH_BYTES,  # as the services' producer
     )
     await producer.start()
     await consumer.start()

@@ -6,8 +6,8 @@ import doctest
 import hashlib
 import inspect
 import itertools
+import os
 import random
-import secrets
 from collections import Counter
 from collections.abc import Iterator
 
@@ -42,8 +42,64 @@ def test_doctests_pass() -> None:
 
 
 def test_shuffle_defaults_to_the_os_csprng() -> None:
-    assert inspect.signature(shuffle).parameters["randbelow"].default is secrets.randbelow
-    assert inspect.signature(seal).parameters["randbelow"].default is secrets.randbelow
+    assert inspect.signature(shuffle).parameters["randbelow"].default is None  # a fresh OneRead
+    assert inspect.signature(seal).parameters["randbelow"].default is None
+    assert deck_module.OneRead()._read is os.urandom
+
+
+class CountedReads:
+    """``os.urandom`` stand-in: seeded bytes (so the count is the same on every run), counted."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng, self.sizes = random.Random(seed), list[int]()
+
+    def __call__(self, size: int) -> bytes:
+        self.sizes.append(size)
+        return self.rng.randbytes(size)
+
+
+def test_a_shuffle_reads_the_os_csprng_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Cost counter (issue 28): one system call for randomness per shuffle, not one per card.
+    reads = CountedReads(seed=28)
+    monkeypatch.setattr(deck_module.os, "urandom", reads)
+    for _ in range(1000):
+        shuffle()
+    seal(salt=bytes(32))
+    assert reads.sizes == [deck_module.SHUFFLE_BYTES] * 1001
+
+
+def test_one_read_draws_every_value_below_n_equally_by_chi_square() -> None:
+    draw = deck_module.OneRead(random.Random(5).randbytes)
+    for n in (2, 3, 31, 32, 33, 52):
+        counts = Counter(draw(n) for _ in range(200 * n))
+        assert set(counts) == set(range(n))
+        chi_square = sum((c - 200) ** 2 / 200 for c in counts.values())
+        dof = n - 1
+        assert chi_square < dof + 5 * (2 * dof) ** 0.5
+
+
+def test_one_read_reads_again_when_its_bits_run_out_and_never_returns_a_rejected_value() -> None:
+    reads = [b"\xff" * 4, b"\x05" + bytes(3)]  # all ones: 63 >= 52, rejected five times
+    draw = deck_module.OneRead(lambda size: reads.pop(0), size=4)
+    assert draw(52) == 5
+    assert reads == []
+    assert deck_module.OneRead(lambda size: bytes(size))(1) == 0  # 0 bits: only 0 is below 1
+
+
+def test_card_positions_of_the_production_shuffle_are_uniform_by_chi_square(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(deck_module.os, "urandom", random.Random(20261205).randbytes)
+    rounds = 5200  # 100 expected per (card, position) cell
+    cells = Counter(
+        (card, position) for _ in range(rounds) for position, card in enumerate(shuffle())
+    )
+    expected = rounds / 52
+    chi_square = sum(
+        (cells[cell] - expected) ** 2 / expected for cell in itertools.product(range(52), repeat=2)
+    )
+    dof = 51 * 51
+    assert chi_square < dof + 5 * (2 * dof) ** 0.5
 
 
 def test_a_shuffled_deck_holds_each_card_once() -> None:

@@ -32,7 +32,8 @@ OWNED_COMMANDS = COMMAND_OWNERS["dealer"]  # and its command ids' scope (ADR 022
 
 
 def csprng_deck() -> tuple[Sequence[int], bytes]:
-    """The production deck source: the core's Fisher–Yates shuffle and salt, from ``secrets``."""
+    """The production deck source: the core's Fisher–Yates shuffle (one read of the OS CSPRNG)
+    and salt."""
     return shuffle(), new_salt()
 
 

@@ -50,6 +50,10 @@ FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep 
 # transaction takes well under a second; a broker outage longer than this ends the instances
 # that had one open (exit 70, for their supervisor), which the 12 s outage tests would see.
 TRANSACTION_TIMEOUT_MS = 15_000
+# A transaction's records for one partition go in one produce batch: at aiokafka's 16 KiB a
+# batch of 500 decisions filled several per partition, and each full one made a send wait for a
+# produce request of its own (issue 28). Below the broker's 1 MiB message.max.bytes.
+PRODUCE_BATCH_BYTES = 512 * 1024
 
 
 def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
@@ -150,6 +154,7 @@ class KafkaProducer:
             enable_idempotence=True,
             acks="all",
             linger_ms=0,
+            max_batch_size=PRODUCE_BATCH_BYTES,
             transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
         )
         await start_or_close(self._producer)

@@ -15,7 +15,7 @@ Source = Callable[[int], bytes]
 
 
 def stream_bits(nbytes: int, source: Source = os.urandom) -> npt.NDArray[np.int64]:
-    """The bits of ``nbytes`` from ``source``: what ``secrets.randbelow`` (SystemRandom) reads."""
+    """The bits of ``nbytes`` from ``source``: what the shuffle's ``OneRead`` reads."""
     return np.unpackbits(np.frombuffer(source(nbytes), dtype=np.uint8)).astype(np.int64)
 
 

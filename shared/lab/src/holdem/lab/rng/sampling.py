@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -32,8 +31,9 @@ def modulo_biased_randbelow(n: int) -> int:
     return os.urandom(1)[0] % n
 
 
-SOURCES: dict[str, RandBelow] = {
-    "secrets": secrets.randbelow,  # production: holdem.core.deck's default
+SOURCES: dict[str, RandBelow | None] = {
+    # production: holdem.core.deck's default (None), one read of the OS CSPRNG per shuffle
+    "secrets": None,
     "modulo-byte": modulo_biased_randbelow,
 }
 
