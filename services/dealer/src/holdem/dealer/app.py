@@ -137,8 +137,9 @@ def create_app(
     new_deck: DeckSource = csprng_deck,
     on_fatal: Fatal | None = None,
 ) -> ServiceApp:
-    """The dealer's faststream app; ``transport`` for tests (default: Kafka), ``new_deck`` for
-    tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
+    """The dealer's app (holdem.runtime.app); ``transport`` for tests (default: Kafka),
+    ``new_deck`` for tests that need known cards. ``VaultKeyError`` if the settings give no
+    vault key."""
     vault = settings.vault()
     spec = dealer_spec(
         settings.table,
@@ -159,7 +160,7 @@ def main() -> None:
 
     def stop(error: VaultError) -> None:
         fatal.append(error)
-        service.app.exit()
+        service.exit()
 
     try:
         service = create_app(settings, on_fatal=stop)

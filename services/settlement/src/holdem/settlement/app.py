@@ -45,7 +45,7 @@ def create_app(
     transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """Settlement's faststream app; ``transport`` for tests (default: Kafka)."""
+    """Settlement's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
     spec = settlement_spec(settings)
     return build_app(spec, settings, transport=transport, registry=registry)
 

@@ -134,7 +134,7 @@ def create_app(
     transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The wallet's faststream app; ``transport`` for tests (default: Kafka)."""
+    """The wallet's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
     if settings.wallet_mode == "seamless":
         spec = seamless_spec(settings.table, settings.timing, settings.currency_table)
     else:
