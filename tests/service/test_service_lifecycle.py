@@ -23,7 +23,7 @@ async def served_until(stop: object) -> ServiceApp:
         while not service.loop.healthy():
             assert not task.done(), task
             await asyncio.sleep(0.02)
-    assert len(service.tasks) == 2  # the ticks and the lag
+    assert len(service.tasks) == 3  # the ticks, the lag and the twin watch
     if stop == "exit":
         service.exit()
     else:

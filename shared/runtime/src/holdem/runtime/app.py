@@ -19,12 +19,13 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.kafka import KafkaTransport
-from holdem.runtime.loop import ServiceLoop
+from holdem.runtime.loop import SESSION_TIMEOUT_MS, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.transport import Transport
+from holdem.runtime.twins import CHECK_EVERY_S, TwinWatch
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
@@ -39,12 +40,13 @@ class ServiceApp:
     settings: RuntimeSettings
     transport: Transport
     registry: CollectorRegistry
+    twins: TwinWatch
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
         """Check its topics, start the producer, the metrics endpoint, the loop and the
-        periodic tasks (ticks, lag)."""
+        periodic tasks (ticks, lag, the twin watch)."""
         spec, settings = self.processor.spec, self.settings
         # Only the topics it uses: a service principal may not even see the others (ACLs).
         roles = {*spec.inputs, *spec.state_roles, *spec.book_roles, *spec.outputs, "rejected"}
@@ -52,7 +54,8 @@ class ServiceApp:
         if spec.snapshot is not None:
             names.append(snapshot_topic(settings.topics, spec.name))
         await self.transport.ensure_topics(names, settings.partitions)
-        await self.loop.refuse_duplicate()  # before the producer's init would fence a live twin
+        # No start waits on the group's listing (ADR 034): a twin's producer init fences this
+        # one or this one's fences it, and the twin watch (below) reports a twin that stays.
         await self.processor.outbox.start()
         if settings.metrics_port:
             start_http_server(settings.metrics_port, registry=self.registry)
@@ -62,6 +65,7 @@ class ServiceApp:
         await self.loop.start()
         self.tasks.append(asyncio.create_task(_every(spec.tick_interval_s, self._tick)))
         self.tasks.append(asyncio.create_task(_every(5.0, self.loop.measure_lag)))
+        self.tasks.append(asyncio.create_task(_every(CHECK_EVERY_S, self.twins.check)))
 
     async def _tick(self) -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
@@ -79,6 +83,7 @@ class ServiceApp:
         self.tasks.clear()
         await self.loop.stop()
         await self.processor.outbox.stop()
+        await self.twins.close()
 
     def exit(self) -> None:
         """Ask ``serve`` to stop the service (a signal, or a fatal condition seen by a hook)."""
@@ -128,10 +133,20 @@ def build_app(
     )
     loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e), transport)
     processor.metrics.ready.labels(spec.name).set_function(lambda: float(loop.healthy()))
-    return ServiceApp(loop, processor, settings, transport, registry)
+    duplicate = processor.metrics.duplicate_instance.labels(spec.name)
+    duplicate.set(0)
+    twins = TwinWatch(
+        transport.admin(),
+        loop.group_id,
+        loop.client_id,
+        lambda: loop.consumer.membership().member_id if loop.consumer is not None else None,
+        lambda twin: duplicate.set(float(twin)),
+        SESSION_TIMEOUT_MS / 1000,
+    )
+    return ServiceApp(loop, processor, settings, transport, registry, twins)
 
 
-async def _every(seconds: float, action: Callable[[], Awaitable[None]]) -> None:
+async def _every(seconds: float, action: Callable[[], Awaitable[object]]) -> None:
     while True:
         await asyncio.sleep(seconds)
         try:

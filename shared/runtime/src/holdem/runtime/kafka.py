@@ -1,6 +1,6 @@
 """The transport a service runs (``holdem.runtime.transport`` over aiokafka): its group consumer,
 its transactional producer (KIP-447 fenced offsets: ``holdem.runtime.kafka_internals``), the
-replay and snapshot readers, the book's follower, the topic check and the live-member check."""
+replay and snapshot readers, the book's follower, the topic check and the group listing."""
 
 from __future__ import annotations
 
@@ -19,13 +19,21 @@ from aiokafka.errors import KafkaError, ProducerFenced
 from holdem.core.wire.connection import KafkaConnection, as_connection
 from holdem.runtime import replay as replaying
 from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
-from holdem.runtime.outbox import FatalError, Offsets, Record, SnapshotRecord, TransactionalOutbox
+from holdem.runtime.outbox import (
+    FatalError,
+    Offsets,
+    Record,
+    SnapshotRecord,
+    TransactionalOutbox,
+    fenced,
+)
 from holdem.runtime.snapshots import latest
 from holdem.runtime.topics import ensure_topics
 from holdem.runtime.transport import (
     Apply,
     Batch,
     GroupSettings,
+    Listed,
     Listener,
     Member,
     Membership,
@@ -179,7 +187,7 @@ class KafkaProducer:
                         await send_offsets_as(producer, offsets, group_id, member)
                 return
             except ProducerFenced as error:  # another instance took our transactional id
-                raise FatalError(f"producer fenced: {error!r}") from error
+                raise FatalError(fenced(self.transactional_id, error)) from error
             except FENCED as error:  # the group moved on: this member's batch is another's now
                 raise FatalError(
                     f"offsets refused, no longer the group's member: {error!r}"
@@ -266,41 +274,40 @@ class KafkaTransport:
     async def ensure_topics(self, names: Sequence[str], partitions: int) -> None:
         await ensure_topics(self.connection, names, partitions)
 
-    async def is_member(self, group_id: str, client_id: str) -> bool | None:
-        return await _is_member(self.connection, group_id, client_id)
+    def admin(self) -> KafkaGroupAdmin:
+        return KafkaGroupAdmin(self.connection)
 
 
-async def _is_member(connection: KafkaConnection, group_id: str, client_id: str) -> bool | None:
-    """Whether the group lists a member with ``client_id``; None when the broker cannot say
-    (unreachable, no coordinator, the group's coordinator loading or moving, a rebalance under
-    way, in which a rejoining member is not listed yet)."""
-    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=10_000)
-    try:
-        await admin.start()
-        described = await admin.describe_consumer_groups([group_id])
-    except KafkaError as error:
-        log.warning("group not described", group=group_id, error=repr(error))
-        return None
-    finally:
-        await admin.close()
-    groups = [group for response in described for group in getattr(response, "groups", ())]
-    if not groups:
-        return None
-    for group in groups:
-        error_code = group[0] if group and isinstance(group[0], int) else 0
-        if error_code != 0:  # e.g. COORDINATOR_LOAD_IN_PROGRESS right after a restart
-            log.warning("group not described", group=group_id, error_code=error_code)
+class KafkaGroupAdmin:
+    """One admin client for an instance's group listings, started on first use and kept (a new
+    client per listing logged in, and logged "Authenticated as", every time); one group per
+    describe call (aiokafka failed to decode this broker's reply for several at once)."""
+
+    def __init__(self, connection: KafkaConnection) -> None:
+        self.connection = connection
+        self._admin: AIOKafkaAdminClient | None = None
+
+    async def members(self, group_id: str) -> list[Listed] | None:
+        try:
+            if self._admin is None:
+                admin = AIOKafkaAdminClient(**self.connection.kwargs(), request_timeout_ms=10_000)
+                try:
+                    await admin.start()
+                except BaseException:
+                    await admin.close()
+                    raise
+                self._admin = admin
+            described = await self._admin.describe_consumer_groups([group_id])
+        except KafkaError as error:
+            log.info("group not described", group=group_id, error=repr(error))
             return None
-        for member in _members(group):
-            if client_id in (field for field in member if isinstance(field, str)):
-                return True
-        if REBALANCING & {field for field in group if isinstance(field, str)}:
-            return None  # a member rejoining (after an outage, say) is listed once it has joined
-    return False
+        groups = [group for response in described for group in response.to_object()["groups"]]
+        if len(groups) != 1 or groups[0]["error_code"] != 0:
+            log.info("group not described", group=group_id, groups=repr(groups)[:200])
+            return None
+        return [Listed(m["member_id"], m["client_id"]) for m in groups[0]["members"]]
 
-
-REBALANCING = frozenset({"PreparingRebalance", "CompletingRebalance"})  # group states
-
-
-def _members(group: Any) -> list[Any]:
-    return next((field for field in group if isinstance(field, list)), [])
+    async def close(self) -> None:
+        if self._admin is not None:
+            await self._admin.close()
+            self._admin = None

@@ -51,10 +51,6 @@ CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the br
 Fatal = Callable[[BaseException], Any]
 
 
-class DuplicateInstanceError(RuntimeError):
-    """Another live instance already runs with this service's instance id."""
-
-
 class SplitAssignmentError(RuntimeError):
     """An assignment that gives this instance a partition of one input topic and not the same
     partition of the others: its state would miss the other owner's records."""
@@ -126,11 +122,6 @@ class ServiceLoop:
         self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
         self._snapshot_due = 0.0
         self.book = BookTail(processor, settings, fatal, transport)
-
-    async def refuse_duplicate(self) -> None:
-        """Before anything of this instance touches Kafka's transactions: a twin's producer
-        would fence the live instance's (the live one would end, exit 70)."""
-        await refuse_duplicate(self.transport, self.settings, self.group_id, self.client_id)
 
     def input_topics(self) -> list[str]:
         return [self.processor.topic_of(role) for role in self.processor.spec.inputs]
@@ -496,52 +487,3 @@ async def _stop(task: asyncio.Task[None] | None, consumer: GroupConsumer | Follo
             await task
     if consumer is not None:
         await consumer.stop()
-
-
-# How long the start-up check keeps asking a broker that cannot describe the group (down,
-# restarting, its coordinator loading) before it gives up and refuses to start.
-DUPLICATE_CHECK_TIMEOUT_S = 300.0
-DUPLICATE_CHECK_RETRY_S = 1.0
-REBALANCING = frozenset({"PreparingRebalance", "CompletingRebalance"})  # group states
-
-
-class DuplicateCheckError(RuntimeError):
-    """The broker never answered whether a twin is live: starting anyway could fence it."""
-
-
-async def refuse_duplicate(
-    transport: Transport, settings: RuntimeSettings, group_id: str, client_id: str
-) -> None:
-    """Two instances with one id would fence each other's transactions: refuse to start when
-    the group has a member with this instance's client id that outlives the session timeout (a
-    killed predecessor is dropped by then; a live twin is not).
-
-    "Cannot describe the group" is not "no member" (issue 18: a twin started during a broker
-    outage passed the check and fenced the live instance): while the broker cannot say
-    (unreachable, no coordinator, the group's coordinator loading or moving, a rebalance under
-    way, in which a rejoining member is not listed yet) the check asks again."""
-    session_s = SESSION_TIMEOUT_MS / 1000
-    started = time.monotonic()
-    seen_at: float | None = None  # when the broker first listed a member with this id
-    while True:
-        answer = await transport.is_member(group_id, client_id)
-        now = time.monotonic()
-        if answer is False:
-            return
-        if answer is None:  # cannot tell
-            if now - started > DUPLICATE_CHECK_TIMEOUT_S:
-                raise DuplicateCheckError(
-                    f"cannot tell whether an instance with id {settings.instance_id!r} "
-                    f"({client_id}) is live: the broker did not describe {group_id} in "
-                    f"{DUPLICATE_CHECK_TIMEOUT_S:g}s"
-                )
-            log.warning("cannot tell whether a twin is live yet: asking again", group=group_id)
-        else:
-            seen_at = now if seen_at is None else seen_at
-            if now - seen_at > session_s + 3:
-                raise DuplicateInstanceError(
-                    f"an instance with id {settings.instance_id!r} ({client_id}) is already a "
-                    f"live member of {group_id}: give each instance its own HOLDEM_INSTANCE_ID"
-                )
-            log.info("waiting for a member with this id to leave or time out", group=group_id)
-        await asyncio.sleep(DUPLICATE_CHECK_RETRY_S)

@@ -78,6 +78,14 @@ class Metrics:
             registry=registry,
         )
 
+        self.duplicate_instance = Gauge(
+            "holdem_duplicate_instance",
+            "1 while another live member of the group uses this instance's HOLDEM_INSTANCE_ID "
+            "(holdem.runtime.twins, ADR 034)",
+            ["service"],
+            registry=registry,
+        )
+
     def counter(self, name: str, doc: str, labels: Iterable[str]) -> Counter:
         """A counter in this process's registry (the services' own counters use it too)."""
         return Counter(name, doc, list(labels), registry=self.registry)

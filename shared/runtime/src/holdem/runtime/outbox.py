@@ -33,6 +33,17 @@ Offsets = dict[Any, int]  # TopicPartition -> the next offset to read, per input
 SnapshotRecord = tuple[str, int, bytes, bytes]  # topic, partition, key, value
 
 
+def fenced(transactional_id: str, error: object) -> str:
+    """What a producer fenced by a newer one of its transactional id says (ADR 034): the id,
+    and the only two ways it happens, so that the one critical line tells an operator which."""
+    return (
+        f"producer fenced: a newer producer uses transactional id {transactional_id!r}: either "
+        "a twin runs with this HOLDEM_INSTANCE_ID (give each instance its own), or this process "
+        "was presumed dead during an outage and its restart took over (nothing to do); "
+        f"{error!r}"
+    )
+
+
 class FatalError(RuntimeError):
     """The service can no longer publish (fenced, or the broker refused every retry): the
     process must exit non-zero so that its supervisor restarts it, never live on doing nothing.

@@ -32,11 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holdem.core.wire.partitioning import partition_for_key
-from holdem.runtime.outbox import FatalError, Offsets, Record, SnapshotRecord
+from holdem.runtime.outbox import FatalError, Offsets, Record, SnapshotRecord, fenced
 from holdem.runtime.snapshots import LOOK_BACK, SnapshotFormatError, assemble, parts_needed
 from holdem.runtime.transport import (
     Apply,
     GroupSettings,
+    Listed,
     Listener,
     Member,
     Membership,
@@ -66,6 +67,7 @@ class LogRecord:
 class _Group:
     committed: dict[TopicPartition, int] = field(default_factory=dict)
     members: list[MemoryConsumer] = field(default_factory=list)
+    ghosts: list[Listed] = field(default_factory=list)  # listed, never joined (``ghost``)
     generation: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -251,9 +253,13 @@ class MemoryTransport:
                     f"expected {partitions} partitions: {name} has {len(self._topics[name])}"
                 )
 
-    async def is_member(self, group_id: str, client_id: str) -> bool | None:
-        group = self._groups.get(group_id)
-        return group is not None and any(m.settings.client_id == client_id for m in group.members)
+    def admin(self) -> MemoryAdmin:
+        return MemoryAdmin(self)
+
+    def ghost(self, group_id: str, member_id: str, client_id: str) -> None:
+        """A member the group lists for ever without it joining or heartbeating: what a
+        restarted broker may list for a member that died during its outage (issue 26)."""
+        self._group(group_id).ghosts.append(Listed(member_id, client_id))
 
     # Groups.
 
@@ -416,13 +422,33 @@ class MemoryProducer:
         if self.epoch is None:
             raise RuntimeError("TransactionalOutbox.commit before start")
         if self.transport._epochs[self.transactional_id] != self.epoch:
-            raise FatalError(f"producer fenced: {self.transactional_id} has a newer producer")
+            raise FatalError(fenced(self.transactional_id, "a newer epoch"))
         if offsets and group_id is not None:  # refused before anything is written
             self.transport._commit_offsets(group_id, offsets, member)
         self.transport._append(
             [(r.topic, None, r.key.encode(), r.value, r.header_list()) for r in records]
             + [(topic, partition, key, value, ()) for topic, partition, key, value in snapshots]
         )
+
+
+class MemoryAdmin:
+    """Lists a ``MemoryTransport``'s groups: their members, then their ghosts."""
+
+    def __init__(self, transport: MemoryTransport) -> None:
+        self.transport = transport
+        self.fail = False  # set by a test: the broker cannot describe the group
+
+    async def members(self, group_id: str) -> list[Listed] | None:
+        if self.fail:
+            return None
+        group = self.transport._groups.get(group_id)
+        if group is None:
+            return []
+        joined = [Listed(m.member_id, m.settings.client_id) for m in group.members]
+        return joined + list(group.ghosts)
+
+    async def close(self) -> None:
+        return None
 
 
 class MemoryFollower:

@@ -1,6 +1,7 @@
 """What the batch loop needs of a log, as Protocols: the group consumer it polls, the
 transactional producer its outbox commits through, the readers of a rebuild (replay, latest
-snapshot), the group-less follower of the book, the topic check and the live-member check.
+snapshot), the group-less follower of the book, the topic check and the group listing that the
+twin watch reads (``holdem.runtime.twins``).
 
 Two implementations: Kafka (``holdem.runtime.kafka``, what a service runs) and an in-memory log
 (``holdem.runtime.testing``, what the tests run). ``holdem.runtime.loop`` is written against this
@@ -158,10 +159,27 @@ class Transport(Protocol):
         """The topics exist with ``partitions`` partitions and can be served."""
         ...
 
-    async def is_member(self, group_id: str, client_id: str) -> bool | None:
-        """Whether the group has a live member with this client id; None when the broker
-        cannot say (the start-up check then asks again, never assumes no twin)."""
+    def admin(self) -> GroupAdmin:
+        """A client that lists a group's members (one per instance, reused: ADR 034)."""
         ...
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A member as its group's coordinator lists it."""
+
+    member_id: str
+    client_id: str
+
+
+class GroupAdmin(Protocol):
+    """Describes consumer groups; it decides nothing (ADR 034: no start waits on a listing)."""
+
+    async def members(self, group_id: str) -> list[Listed] | None:
+        """The members the group lists now; None when the broker cannot say."""
+        ...
+
+    async def close(self) -> None: ...
 
 
 def type_header(headers: Sequence[tuple[str, bytes]] | None) -> bytes | None:
