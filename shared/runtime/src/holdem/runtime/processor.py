@@ -29,8 +29,9 @@ from holdem.runtime.brands import Brands
 from holdem.runtime.dead_letter import answers_for, poisoned, rejection, safe_id
 from holdem.runtime.ingress import Origin, header_refusal, key_refusal, wanted
 from holdem.runtime.metrics import CountersFactory, GameCounters, Metrics
-from holdem.runtime.outbox import FatalError, Outbox, Record
+from holdem.runtime.outbox import FatalError, Outbox
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Record
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
