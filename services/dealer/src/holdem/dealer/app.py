@@ -9,6 +9,7 @@ import structlog
 from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import COMMAND_OWNERS, DeckSealed, Message, Mode, type_names
+from holdem.core.contracts.rounds import broken_round
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
@@ -120,6 +121,7 @@ def dealer_spec(
         tick=tick,
         tick_interval_s=tick_interval_s,
         open_rounds=lambda state: len(state.open),
+        on_failure=broken_round(NAME),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         counters=DealerCounters,
         reads=type_names(*FOLDED, *HANDLED),

@@ -8,6 +8,7 @@ from typing import get_args
 from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import type_names
+from holdem.core.contracts.rounds import broken_round
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
@@ -34,6 +35,7 @@ def settlement_spec(settings: SettlementSettings) -> Spec[SettlementState]:
         outputs=("rounds",),
         open_rounds=lambda state: state.open_rounds,
         counters=SettlementCounters,
+        on_failure=broken_round(NAME),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=type_names(*get_args(RoundsEvent)),
     )

@@ -11,7 +11,7 @@ from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from faststream.specification import AsyncAPI
 
-from holdem.core.contracts import UNIONS
+from holdem.core.contracts.records import UNIONS
 from holdem.runtime.processor import Spec
 from holdem.runtime.settings import RuntimeSettings
 

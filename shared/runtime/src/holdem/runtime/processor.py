@@ -19,8 +19,9 @@ from typing import Any, Generic, TypeVar
 import structlog
 from structlog.contextvars import bound_contextvars
 
-from holdem.core.contracts import ContractError, Envelope, Message, Reason, RecordReason, dump
-from holdem.core.contracts import parse as parse_message
+from holdem.core.contracts.base import Envelope, Message, Reason, RecordReason
+from holdem.core.contracts.records import ContractError, dump
+from holdem.core.contracts.records import parse as parse_message
 from holdem.core.decider import Context
 from holdem.core.wire.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.wire.partitioning import partition_for_key
@@ -62,6 +63,9 @@ class Spec(Generic[S]):
     on_handled: Callable[[S, Any, Any], None] | None = None  # (state, input, events): logs
     # The service's own counters (its game facts), built once with the process's metrics.
     counters: CountersFactory | None = None
+    # What it publishes besides the dead letter when its decision on a message raised (a rounds
+    # writer: holdem.core.contracts.rounds.broken_round, the round's Malfunction).
+    on_failure: Callable[[Context, Any, Exception], Sequence[Envelope]] | None = None
     # The message types it folds or decides on; records whose type header names another type
     # are skipped unparsed (None: parse everything).
     reads: frozenset[str] | None = None
@@ -248,8 +252,8 @@ class Processor(Generic[S]):
             poison = Context(
                 now=now, cause_id=message.event_id, seed=f"poison/{self._seed(origin)}"
             )
-            writes_rounds = "rounds" in self.spec.outputs
-            events = poisoned(self.spec.name, poison, message, origin, error, writes_rounds)
+            also = self.spec.on_failure
+            events = poisoned(self.spec.name, poison, message, origin, error, also)
             await self._publish(part, events, brand)
             self._count(events, message)
             return
