@@ -12,9 +12,9 @@ from support.memory import started
 from support.wallet import balances, deposit, place_bet
 
 from holdem.core.contracts import parse
-from holdem.runtime.outbox import FatalError, Record, TransactionalOutbox
+from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.testing import MemoryTransport
-from holdem.runtime.transport import GroupSettings, Member, TopicPartition
+from holdem.runtime.transport import GroupSettings, Member, Record, TopicPartition
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 
@@ -99,18 +99,18 @@ async def test_a_second_instance_takes_over_with_the_state_rebuilt_from_the_log(
     transport = MemoryTransport()
     first, second = wallet(transport, "0"), wallet(transport, "1")
     commands = first.processor.topic_of("commands")
-    await first.app.start()
+    await first.start()
     await transport.publish(commands, _raw(deposit(10_000)), key=b"p1")
     await transport.settle()
-    await second.app.start()
+    await second.start()
     await transport.settle()
     assert second.processor.states == {}  # idle: the first instance owns every partition
 
-    await first.app.stop()  # it leaves: the second is assigned everything and rebuilds
+    await first.stop()  # it leaves: the second is assigned everything and rebuilds
     await transport.publish(commands, _raw(place_bet("r1", ante=1_000, aa_bonus=500)), key=b"p1")
     await transport.settle()
     assert balances(second.processor.state_for("p1")) == (6_500, 2_000)
-    await second.app.stop()
+    await second.stop()
     kinds = [parse("wallet", raw).type for raw in transport.values("holdem.wallet")]
     assert kinds == ["wallet.deposited", "wallet.stake_taken", "wallet.call_held"]
 

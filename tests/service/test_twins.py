@@ -43,7 +43,7 @@ async def test_a_group_listing_a_dead_member_for_ever_does_not_keep_its_restart_
     transport.ghost(GROUP, "holdem-wallet-0-dead", CLIENT)
     registry = CollectorRegistry()
     service = wallet(transport, registry)
-    await asyncio.wait_for(service.app.start(), START_WITHIN_S)
+    await asyncio.wait_for(service.start(), START_WITHIN_S)
     try:
         await transport.settle()
         assert service.loop.healthy()
@@ -55,7 +55,7 @@ async def test_a_group_listing_a_dead_member_for_ever_does_not_keep_its_restart_
         gauge = registry.get_sample_value("holdem_duplicate_instance", {"service": "wallet"})
         assert gauge == 0.0
     finally:
-        await service.app.stop()
+        await service.stop()
 
 
 class Clock:

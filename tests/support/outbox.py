@@ -7,7 +7,7 @@ from typing import Any
 
 from holdem.core.contracts import parse
 from holdem.core.wire.topics import Topics
-from holdem.runtime.outbox import Record
+from holdem.runtime.transport import Record
 
 
 class ListOutbox:

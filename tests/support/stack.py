@@ -159,7 +159,7 @@ class Stack:
         started = []
         for name in names or SERVICES:
             service = self.create(name)
-            await asyncio.wait_for(service.app.start(), WAIT_S)
+            await asyncio.wait_for(service.start(), WAIT_S)
             self.services[name] = service
             started.append(service)
         async with asyncio.timeout(WAIT_S):
@@ -169,7 +169,7 @@ class Stack:
     async def stop(self, *names: str) -> None:
         for name in names or tuple(self.services):
             service = self.services.pop(name)
-            await asyncio.wait_for(service.app.stop(), WAIT_S)
+            await asyncio.wait_for(service.stop(), WAIT_S)
 
     async def restart(self, name: str) -> None:
         """A fresh instance (new, empty state) that must rebuild everything from the log."""

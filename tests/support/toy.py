@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from holdem.core.contracts import Call, Malfunction, Message, RoundVoided
+from holdem.core.contracts.rounds import broken_round
 from holdem.core.decider import Context
 from holdem.runtime.processor import Spec
 
@@ -35,4 +36,5 @@ TOY = Spec[set[str]](
     outputs=("rounds",),
     commands=frozenset({"command.call"}),
     rejects_unreadable=frozenset({"commands"}),
+    on_failure=broken_round("toy"),
 )

@@ -4,7 +4,8 @@ core's modules loads numba or holdem.math, even lazily.
 An AST scan of every module under shared/*/src and services/*/src: each ``import`` and
 ``from ... import`` statement, at any depth (function bodies included: an import deferred into a
 function only hides a circle, it does not remove it), becomes an edge to the deepest holdem module
-it names. Imports under ``if TYPE_CHECKING:`` are left out: they never run.
+it names. Imports under ``if TYPE_CHECKING:`` never run, but a circle through one is still a
+type in the wrong module: there is none either (issue 27).
 """
 
 from __future__ import annotations
@@ -40,13 +41,16 @@ def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
         yield from _runtime_nodes(node)
 
 
-def imported_names(path: Path, module: str, bases: set[str] | None = None) -> set[str]:
+def imported_names(
+    path: Path, module: str, bases: set[str] | None = None, type_checking: bool = False
+) -> set[str]:
     """Every dotted module name ``path`` imports (``from a import b`` gives ``a`` and ``a.b``);
     ``bases`` collects the names that must be modules (``import a.b``, ``from a.b import c``)."""
     names: set[str] = set()
     bases = set() if bases is None else bases
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree) if type_checking else _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
             bases.update(alias.name for alias in node.names)
@@ -61,12 +65,12 @@ def imported_names(path: Path, module: str, bases: set[str] | None = None) -> se
     return names
 
 
-def graph() -> dict[str, set[str]]:
+def graph(type_checking: bool = False) -> dict[str, set[str]]:
     known = modules()
     edges: dict[str, set[str]] = {}
     for module, path in known.items():
         targets = set()
-        for name in imported_names(path, module):
+        for name in imported_names(path, module, type_checking=type_checking):
             while name and name not in known:
                 name = name.rpartition(".")[0]
             if name and name != module:
@@ -121,6 +125,12 @@ def test_the_scan_sees_every_package_and_function_level_imports() -> None:
 
 def test_there_is_no_import_circle_among_holdem_modules() -> None:
     assert cycles(graph()) == []
+
+
+def test_there_is_no_import_circle_even_through_imports_for_type_checking_only() -> None:
+    edges = graph(type_checking=True)
+    assert "holdem.settlement.state" in edges["holdem.settlement.snapshot"]  # a TYPE_CHECKING one
+    assert cycles(edges) == []
 
 
 def test_no_core_module_imports_numba_or_the_math_even_inside_a_function() -> None:

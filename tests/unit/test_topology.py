@@ -46,6 +46,8 @@ def test_every_service_spec_is_its_row_of_the_topology(name: str) -> None:
     assert spec.state_roles == party.folds
     assert spec.book_roles == party.book
     assert spec.outputs == party.writes
+    # A rounds writer reports the round of a decision that raised (holdem.runtime.dead_letter).
+    assert (spec.on_failure is not None) == ("rounds" in spec.outputs)
 
 
 def test_the_topology_names_every_service_built_here() -> None:

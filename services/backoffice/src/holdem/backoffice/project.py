@@ -9,23 +9,24 @@ offsets), so a kill -9 at any moment loses or doubles nothing.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import time
 from typing import Any
 
+import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from prometheus_client import start_http_server
 
 from holdem.backoffice import db, metrics, store
+from holdem.backoffice.logs import configure_logging
 from holdem.backoffice.rows import Batch, Where
 from holdem.backoffice.settings import BackofficeSettings
 from holdem.core.contracts import ContractError, parse
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
 
-log = logging.getLogger("holdem.backoffice.project")
+log = structlog.get_logger(__name__)
 ROLES = ("rounds", "wallet", "tables", "seamless_replies")
 REQUIRED = ("rounds", "wallet")  # the others came later (ADR 015, 018)
 
@@ -72,7 +73,7 @@ class Projection:
             if not partitions:
                 if self.roles[topic] in REQUIRED:
                     raise LookupError(f"topic {topic} does not exist")
-                log.warning("topic %s does not exist: not projected", topic)
+                log.warning("topic does not exist: not projected", topic=topic)
                 continue
             assignment += [TopicPartition(topic, p) for p in sorted(partitions)]
         consumer.assign(assignment)
@@ -80,9 +81,8 @@ class Projection:
         beginnings = await consumer.beginning_offsets(assignment)
         for tp in assignment:
             consumer.seek(tp, self.positions.get((tp.topic, tp.partition), beginnings[tp]))
-        log.info(
-            "projecting %d partitions from stored positions %s", len(assignment), self.positions
-        )
+        stored = {f"{name}:{number}": at for (name, number), at in self.positions.items()}
+        log.info("projecting", partitions=len(assignment), stored_positions=stored)
         return assignment
 
     async def _poll(
@@ -155,7 +155,7 @@ async def _partitions(connection: KafkaConnection, topic: str) -> set[int] | Non
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    configure_logging("backoffice-projection")
     settings = BackofficeSettings()
     if settings.metrics_port:
         start_http_server(settings.metrics_port, addr=settings.metrics_host)

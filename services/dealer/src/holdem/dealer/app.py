@@ -9,6 +9,7 @@ import structlog
 from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import COMMAND_OWNERS, DeckSealed, Message, Mode, type_names
+from holdem.core.contracts.rounds import broken_round
 from holdem.core.decider import Context
 from holdem.core.deck import new_salt, shuffle
 from holdem.core.strategy import optimal_table
@@ -121,6 +122,7 @@ def dealer_spec(
         tick=tick,
         tick_interval_s=tick_interval_s,
         open_rounds=lambda state: len(state.open),
+        on_failure=broken_round(NAME),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         counters=DealerCounters,
         reads=type_names(*FOLDED, *HANDLED),
@@ -138,8 +140,9 @@ def create_app(
     new_deck: DeckSource = csprng_deck,
     on_fatal: Fatal | None = None,
 ) -> ServiceApp:
-    """The dealer's faststream app; ``transport`` for tests (default: Kafka), ``new_deck`` for
-    tests that need known cards. ``VaultKeyError`` if the settings give no vault key."""
+    """The dealer's app (holdem.runtime.app); ``transport`` for tests (default: Kafka),
+    ``new_deck`` for tests that need known cards. ``VaultKeyError`` if the settings give no
+    vault key."""
     vault = settings.vault()
     spec = dealer_spec(
         settings.table,
@@ -160,7 +163,7 @@ def main() -> None:
 
     def stop(error: VaultError) -> None:
         fatal.append(error)
-        service.app.exit()
+        service.exit()
 
     try:
         service = create_app(settings, on_fatal=stop)

@@ -100,7 +100,7 @@ def create_app(
     transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The query service's faststream app; ``transport`` for tests (default: Kafka)."""
+    """The query service's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
     return build_app(query_spec(settings), settings, transport=transport, registry=registry)
 
 

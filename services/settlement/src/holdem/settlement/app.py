@@ -8,6 +8,7 @@ from typing import get_args
 from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import type_names
+from holdem.core.contracts.rounds import broken_round
 from holdem.runtime.app import ServiceApp, build_app, run
 from holdem.runtime.logging import configure_logging
 from holdem.runtime.processor import Spec
@@ -34,6 +35,7 @@ def settlement_spec(settings: SettlementSettings) -> Spec[SettlementState]:
         outputs=("rounds",),
         open_rounds=lambda state: state.open_rounds,
         counters=SettlementCounters,
+        on_failure=broken_round(NAME),
         snapshot=Codec(snapshot.dump_state, snapshot.load_state),
         reads=type_names(*get_args(RoundsEvent)),
     )
@@ -45,7 +47,7 @@ def create_app(
     transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """Settlement's faststream app; ``transport`` for tests (default: Kafka)."""
+    """Settlement's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
     spec = settlement_spec(settings)
     return build_app(spec, settings, transport=transport, registry=registry)
 

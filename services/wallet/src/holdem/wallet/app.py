@@ -19,6 +19,7 @@ from holdem.core.contracts import (
     type_names,
 )
 from holdem.core.contracts.protection import PLAYER_EVENTS
+from holdem.core.contracts.rounds import broken_round
 from holdem.core.contracts.seamless import SEAMLESS_MOVES, SEAMLESS_REPLIES, SEAMLESS_REQUESTS
 from holdem.core.currencies import CURRENCIES, Currencies
 from holdem.core.decider import Context
@@ -88,6 +89,7 @@ def wallet_spec(
         open_rounds=lambda state: len(state.open_rounds),
         on_handled=log_refusals,
         counters=WalletCounters,
+        on_failure=broken_round(NAME),
         snapshot=SNAPSHOT,
         reads=READS,
         book_roles=("tables",),
@@ -121,6 +123,7 @@ def seamless_spec(
         open_rounds=lambda state: len(state.open_rounds) + len(state.bridges.pending),
         on_handled=log_refusals,
         counters=WalletCounters,
+        on_failure=broken_round(NAME),
         snapshot=SNAPSHOT,
         reads=SEAMLESS_READS,
         book_roles=("tables",),
@@ -134,7 +137,7 @@ def create_app(
     transport: Transport | None = None,
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
-    """The wallet's faststream app; ``transport`` for tests (default: Kafka)."""
+    """The wallet's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
     if settings.wallet_mode == "seamless":
         spec = seamless_spec(settings.table, settings.timing, settings.currency_table)
     else:

@@ -6,9 +6,10 @@
 """
 
 from holdem.client.commands import command, new_id, partition_for
-from holdem.client.operator import Operator, StalledError, Watch
+from holdem.client.operator import Operator
 from holdem.client.player import Outcome, Player, Refused, Round, Voided, last_movement
 from holdem.client.protection import ProtectionRefused
+from holdem.client.watch import StalledError, Watch
 from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.topics import Topics, topics_from_env
 

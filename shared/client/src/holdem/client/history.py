@@ -17,8 +17,8 @@ from typing import TextIO
 
 from aiokafka.errors import KafkaError
 
-from holdem.client.operator import StalledError
 from holdem.client.queries import QueryClient, QueryRefusedError
+from holdem.client.watch import StalledError
 from holdem.core.contracts.queries import HISTORY_DEFAULT, HISTORY_KEPT
 from holdem.core.summary import render
 from holdem.core.terms import LANGUAGES

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
@@ -23,6 +22,8 @@ from holdem.client.promotions import cancel_free_hands as _cancel_free_hands
 from holdem.client.promotions import credit_promo as _credit_promo
 from holdem.client.promotions import grant_free_hands as _grant_free_hands
 from holdem.client.protection import ProtectionCommands
+from holdem.client.watch import StalledError as StalledError  # the SDK's name for it
+from holdem.client.watch import Watch
 from holdem.core.contracts import (
     BetRejected,
     ChangeTable,
@@ -38,9 +39,7 @@ from holdem.core.contracts import (
     Message,
     PromoRejected,
     ProtectionRejected,
-    RoundVoided,
     SessionRejected,
-    Settled,
     TableChanged,
     TableClosed,
     TableCommand,
@@ -57,7 +56,6 @@ from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
 
-TERMINAL: tuple[type[Message], ...] = (Settled, RoundVoided)
 # A read_committed fetch is not woken by a transaction's commit marker, so it waits the whole
 # fetch_max_wait_ms (default 500) whenever it arrives before the commit: keep it short.
 FETCH_WAIT_MS = 20
@@ -88,42 +86,6 @@ class Refused(Exception):
         super().__init__(f"{event.type}: {event.reason.value} {event.detail}".strip())
         self.event = event
         self.reason = event.reason
-
-
-class StalledError(TimeoutError):
-    """An expected event did not arrive within its bound."""
-
-
-@dataclass
-class Watch:
-    """The events of one round (or one command) as they arrive, for one waiter."""
-
-    key: str
-    queue: asyncio.Queue[Message] = field(default_factory=asyncio.Queue)
-    seen: list[Message] = field(default_factory=list)
-    _passed: list[Message] = field(default_factory=list)  # arrived, not yet asked for
-
-    async def until(self, *kinds: type[Envelope], within_s: float) -> Message:
-        """The next event of one of ``kinds``; a terminal event of the round always ends the
-        wait, since nothing follows it. Events of other kinds are kept for later waits (the
-        rounds and wallet topics are not ordered between them). StalledError after
-        ``within_s`` seconds."""
-        wanted = (*kinds, *TERMINAL)
-        for index, event in enumerate(self._passed):
-            if isinstance(event, wanted):
-                return self._passed.pop(index)
-        try:
-            async with asyncio.timeout(within_s):
-                while True:
-                    event = await self.queue.get()
-                    self.seen.append(event)
-                    if isinstance(event, wanted):
-                        return event  # a table's answer too (an Envelope)
-                    self._passed.append(event)
-        except TimeoutError:
-            names = ", ".join(kind.__name__ for kind in kinds)
-            got = [type(e).__name__ for e in self.seen]
-            raise StalledError(f"{self.key}: no {names} in {within_s:.0f}s (saw {got})") from None
 
 
 class Operator(ProtectionCommands):

@@ -12,7 +12,7 @@ from aiokafka.errors import KafkaError
 from rich.console import Console
 from rich.markup import escape
 
-from holdem.client.operator import Operator, StalledError
+from holdem.client.operator import Operator
 from holdem.client.play_view import (
     TableInfo,
     deal_view,
@@ -25,6 +25,7 @@ from holdem.client.play_view import (
     table_line,
 )
 from holdem.client.player import FreeHands, Outcome, Player, Refused, Round, Voided
+from holdem.client.watch import StalledError
 from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.topics import topics_from_env
 

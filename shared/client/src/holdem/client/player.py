@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from holdem.client.commands import command, new_id
-from holdem.client.operator import Operator, Refused, StalledError, Watch
+from holdem.client.operator import Operator, Refused
 from holdem.client.promotions import FreeHands, PromoRefused, free_hands_of
+from holdem.client.watch import StalledError, Watch
 from holdem.core.contracts import (
     AcknowledgeRealityCheck,
     BetPlaced,

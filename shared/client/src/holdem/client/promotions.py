@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from holdem.client.commands import command
+from holdem.client.watch import Sender
 from holdem.core.contracts import (
     CancelFreeHands,
     CreditPromo,
@@ -22,9 +23,6 @@ from holdem.core.contracts import (
     PromoCredited,
     PromoRejected,
 )
-
-if TYPE_CHECKING:
-    from holdem.client.operator import Operator
 
 STEP_S = 60.0
 
@@ -91,7 +89,7 @@ def free_hands_of(events: Iterable[Any], player_id: str) -> list[FreeHands]:
 
 
 async def grant_free_hands(
-    operator: Operator,
+    operator: Sender,
     players: str | Sequence[str],
     *,
     table_id: str,
@@ -127,7 +125,7 @@ async def grant_free_hands(
 
 
 async def credit_promo(
-    operator: Operator,
+    operator: Sender,
     player_id: str,
     amount: int,
     *,
@@ -154,7 +152,7 @@ async def credit_promo(
 
 
 async def cancel_free_hands(
-    operator: Operator, player_id: str, campaign_id: str, *, command_id: str | None = None
+    operator: Sender, player_id: str, campaign_id: str, *, command_id: str | None = None
 ) -> FreeHandsCancelled:
     """End the player's campaign now (a hand in play finishes); ``PromoRefused`` if it does not
     run (``unknown_campaign``, ``campaign_expired``, ``campaign_cancelled``)."""
@@ -166,7 +164,7 @@ async def cancel_free_hands(
     return answer
 
 
-async def ask(operator: Operator, cmd: Any, kind: type[Message]) -> Message:
+async def ask(operator: Sender, cmd: Any, kind: type[Message]) -> Message:
     """Send a promotion command and await its answer (``kind`` or the refusal)."""
     watch = operator.watch(f"command:{cmd.command_id}")
     try:

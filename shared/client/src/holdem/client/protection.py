@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from holdem.client.commands import command
+from holdem.client.watch import Watch
 from holdem.core.contracts import (
     BlockPlayer,
     Command,
@@ -24,9 +25,6 @@ from holdem.core.contracts import (
     UnblockPlayer,
 )
 from holdem.core.contracts.protection import Limits
-
-if TYPE_CHECKING:
-    from holdem.client.operator import Watch
 
 ANSWER_S = 60.0
 

@@ -17,7 +17,8 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from holdem.client.commands import new_id, partition_for
-from holdem.client.operator import FETCH_WAIT_MS, StalledError, stop_all
+from holdem.client.operator import FETCH_WAIT_MS, stop_all
+from holdem.client.watch import StalledError
 from holdem.core.contracts import (
     BalanceQuery,
     BalanceReply,

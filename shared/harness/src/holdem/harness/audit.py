@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from holdem.core.cards import Card
 from holdem.core.contracts import (
-    BetPlaced,
     Called,
-    ContractError,
-    Dealt,
     DeckSealed,
     Folded,
-    Malfunction,
     Message,
-    RoundVoided,
     Settled,
-    parse,
 )
 from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.verify import VerificationError, differences, result_of
@@ -30,6 +23,7 @@ from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_forced import forced_rounds, forced_violations
+from holdem.harness.audit_log import Record, RoundKey, RoundLog, rounds_of
 from holdem.harness.audit_money import Balances, money_violations
 from holdem.harness.audit_protection import protection_violations
 from holdem.harness.audit_read import read_topic
@@ -44,36 +38,6 @@ WRITTEN_OUTSIDE = ("commands", "queries", "admin", "seamless_replies")
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 # The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
 Unseal = Callable[[DeckSealed], Sequence[str]]
-RoundKey = tuple[str, str]  # (player_id, round_id)
-
-
-@dataclass(frozen=True)
-class Record:
-    """One record of a run: where it was in its topic, its bytes, and its model if it parses."""
-
-    role: str
-    partition: int
-    offset: int
-    raw: bytes
-    timestamp: int = 0  # Kafka's record timestamp, ms: orders records across topics
-    message: Any = None
-    headers: tuple[tuple[str, bytes], ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        role: str,
-        partition: int,
-        offset: int,
-        raw: bytes,
-        timestamp: int = 0,
-        headers: Iterable[tuple[str, bytes]] = (),
-    ) -> Record:
-        try:
-            message = parse(role, raw)
-        except ContractError:
-            message = None
-        return cls(role, partition, offset, raw, timestamp, message, tuple(headers))
 
 
 async def read_run(
@@ -157,47 +121,6 @@ def operator_violations(records: Iterable[Record], operator: str) -> list[str]:
         elif stamp.problem() is not None:
             found.append(f"{where}: {stamp.problem()}")
     return found
-
-
-@dataclass
-class RoundLog:
-    """Everything the log says about one round, each list in partition order."""
-
-    bets: list[BetPlaced] = field(default_factory=list)
-    dealt: list[Dealt] = field(default_factory=list)
-    decisions: list[tuple[Record, Called | Folded]] = field(default_factory=list)
-    ends: list[Settled | RoundVoided] = field(default_factory=list)
-    sealed: list[DeckSealed] = field(default_factory=list)
-    refused: list[Settled] = field(default_factory=list)  # the wallet refused to pay them
-
-
-def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
-    logs: dict[RoundKey, RoundLog] = defaultdict(RoundLog)
-    refusals: dict[RoundKey, set[str | None]] = defaultdict(set)
-    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
-        m = record.message
-        # A session's end and refusals name no round (ADR 020): they are no round's record.
-        if record.role not in ("rounds", "vault") or m is None or m.round_id is None:
-            continue
-        log = logs[(m.player_id, m.round_id)]
-        if isinstance(m, BetPlaced):
-            log.bets.append(m)
-        elif isinstance(m, Dealt):
-            log.dealt.append(m)
-        elif isinstance(m, Called | Folded):
-            log.decisions.append((record, m))
-        elif isinstance(m, Settled | RoundVoided):
-            log.ends.append(m)
-        elif isinstance(m, DeckSealed):
-            log.sealed.append(m)
-        elif isinstance(m, Malfunction) and m.refuses_settled():
-            refusals[(m.player_id, m.round_id)].add(m.causation_id)
-    # A Settled the wallet refused (ADR 008) ended nothing: it is an attempt, paid nothing.
-    for key, refused in refusals.items():
-        log = logs[key]
-        log.refused = [e for e in log.ends if isinstance(e, Settled) and e.event_id in refused]
-        log.ends = [e for e in log.ends if e not in log.refused]
-    return dict(logs)
 
 
 def violations(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from holdem.core.contracts import (
     BetPlaced,
@@ -24,9 +24,7 @@ from holdem.core.contracts import (
 from holdem.core.contracts.promotions import FreeStakeRefunded, FreeStakeTaken, PromoCredited
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
-
-if TYPE_CHECKING:
-    from holdem.harness.audit import Record, RoundKey, RoundLog
+from holdem.harness.audit_log import Record, RoundKey, RoundLog
 
 AccountKey = tuple[str, str, str]  # (player_id, currency, mode)
 Balances = Mapping[AccountKey, tuple[int, int]]  # -> (available, held)

@@ -12,18 +12,16 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from holdem.client import KafkaConnection, Operator, seamless_run
+from holdem.client import Operator, seamless_run
 from holdem.client.seamless_sim import FaultyOperator, OperatorWallet
 from holdem.core.cards import parse_cards
 from holdem.core.strategy import PUBLISHED, Decide
-from holdem.core.wire.topics import Topics
 from holdem.harness.audit import AuditReport, audit_run
 from holdem.harness.demo_live import live_view
 from holdem.harness.demo_plot import plot_rtp
-from holdem.harness.demo_report import Exact, exact_rtp, strategy_for, summary
+from holdem.harness.demo_report import Exact, Setup, exact_rtp, strategy_for, summary
 from holdem.harness.load import Plan, Tally, fund, play
 from holdem.ops import acl
 from holdem.ops.launcher import (
@@ -39,22 +37,6 @@ DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
 EXACT_TIMEOUT_S = 600.0  # the full enumeration takes ~30 s on two cores, once; then it is cached
 SAMPLE_DEAL = (parse_cards("AsKd"), parse_cards("2c7h9s"))
 INTERRUPT_DEBOUNCE_S = 1.0
-
-
-@dataclass(frozen=True)
-class Setup:
-    """Where the run plays: the broker, the topics, and where the services' logs go."""
-
-    bootstrap: str
-    prefix: str
-    partitions: int
-    log_dir: Path
-    own_broker: bool
-    principals: dict[str, KafkaConnection]  # admin sets up and audits, operator plays
-
-    @property
-    def topics(self) -> Topics:
-        return Topics().with_prefix(self.prefix) if self.prefix else Topics()
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -4,18 +4,33 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 from holdem.core.strategy import PUBLISHED, STRATEGIES, Decide
+from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.topics import Topics
 from holdem.harness.audit import AuditReport
 from holdem.harness.load import Plan, Tally, percentile
 from holdem.math.sim import exact_figures
 
-if TYPE_CHECKING:
-    from holdem.harness.demo import Setup
-
 OUTCOMES = ("win", "lose", "push", "fold", "voided")
 SHOWN_VIOLATIONS = 10
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Where the run plays: the broker, the topics, and where the services' logs go."""
+
+    bootstrap: str
+    prefix: str
+    partitions: int
+    log_dir: Path
+    own_broker: bool
+    principals: dict[str, KafkaConnection]  # admin sets up and audits, operator plays
+
+    @property
+    def topics(self) -> Topics:
+        return Topics().with_prefix(self.prefix) if self.prefix else Topics()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from holdem.core import contracts as c
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.rules import STANDARD
-from holdem.harness.audit import Record
+from holdem.harness.audit_log import Record
 
 # One of each per round, whoever decides it (a refused Settled is followed by no second one
 # in a clean run either: the chaos load never forges one).

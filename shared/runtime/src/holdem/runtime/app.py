@@ -1,6 +1,7 @@
 """Build a service's app around a Spec: the batch loop (holdem.runtime.loop) over a transport
 (Kafka unless a test passes the in-memory one), its outbox, the metrics endpoint and periodic
-ticks, in faststream's app lifecycle; the AsyncAPI document of its channels (ADR 023)."""
+ticks, started and stopped by plain asyncio (``run``: until SIGINT or SIGTERM). The AsyncAPI
+documents of its channels are generated at build time (``holdem.runtime.asyncapi``, ADR 023)."""
 
 from __future__ import annotations
 
@@ -8,25 +9,20 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import structlog
-from faststream import FastStream
-from faststream.kafka import KafkaBroker
-from faststream.kafka.annotations import KafkaMessage
-from faststream.specification import AsyncAPI
 from prometheus_client import CollectorRegistry, start_http_server
 
-from holdem.core.contracts import UNIONS
 from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.kafka import KafkaTransport
 from holdem.runtime.loop import SESSION_TIMEOUT_MS, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
-from holdem.runtime.security import faststream_security
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.transport import Transport
 from holdem.runtime.twins import TwinWatch
@@ -37,20 +33,77 @@ EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
 
 @dataclass
 class ServiceApp:
-    """A built service: the faststream app to run, its loop and its processor (state)."""
+    """A built service: its loop, its processor (state) and what starts and stops them."""
 
-    app: FastStream
     loop: ServiceLoop
     processor: Processor[Any]
+    settings: RuntimeSettings
+    transport: Transport
+    registry: CollectorRegistry
+    twins: TwinWatch
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
+    async def start(self) -> None:
+        """Check its topics, start the producer, the metrics endpoint, the loop and the
+        periodic tasks (ticks, lag, the twin watch)."""
+        spec, settings = self.processor.spec, self.settings
+        # Only the topics it uses: a service principal may not even see the others (ACLs).
+        roles = {*spec.inputs, *spec.state_roles, *spec.book_roles, *spec.outputs, "rejected"}
+        names = sorted(getattr(settings.topics, role) for role in roles)
+        if spec.snapshot is not None:
+            names.append(snapshot_topic(settings.topics, spec.name))
+        await self.transport.ensure_topics(names, settings.partitions)
+        # No start waits on the group's listing (ADR 034): a twin's producer init fences this
+        # one or this one's fences it, and the twin watch (below) reports a twin that stays.
+        await self.processor.outbox.start()
+        if settings.metrics_port:
+            start_http_server(settings.metrics_port, settings.metrics_host, registry=self.registry)
+        # Every log line of the loop's tasks (created below, in this context) names the tenant,
+        # which is the operator the deployment serves (ADR 021).
+        structlog.contextvars.bind_contextvars(tenant=settings.tenant, operator=settings.operator)
+        await self.loop.start()
+        self.tasks.append(asyncio.create_task(_every(spec.tick_interval_s, self._tick)))
+        self.tasks.append(asyncio.create_task(_every(5.0, self.loop.measure_lag)))
+        self.tasks.append(asyncio.create_task(_every(settings.twin_check_s, self.twins.check)))
 
-class _App(FastStream):
-    """faststream's app with no broker to start: the loop is the service's only consumer.
-    (faststream 0.6 asserts a broker in ``_start_broker``; ``stop`` already takes none.)"""
+    async def _tick(self) -> None:
+        # Timeouts are judged only once the backlog is read: after downtime, a player's Call
+        # may still be waiting in it.
+        if await self.loop.caught_up():
+            await self.processor.run_tick(self.loop.resumed_at)
 
-    async def _start_broker(self) -> None:
-        for broker in self.brokers:
-            await broker.start()
+    async def stop(self) -> None:
+        """Stop the periodic tasks, then the loop (its last batch committed), then the producer."""
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.tasks.clear()
+        await self.loop.stop()
+        await self.processor.outbox.stop()
+        await self.twins.close()
+
+    def exit(self) -> None:
+        """Ask ``serve`` to stop the service (a signal, or a fatal condition seen by a hook)."""
+        self.stopping.set()
+
+    async def serve(self) -> None:
+        """Start, run until ``exit`` (SIGINT, SIGTERM), stop."""
+        loop = asyncio.get_running_loop()
+        signals = (signal.SIGINT, signal.SIGTERM)
+        for sig in signals:
+            loop.add_signal_handler(sig, self.exit)
+        try:
+            await self.start()
+            try:
+                await self.stopping.wait()
+            finally:
+                await self.stop()
+        finally:
+            for sig in signals:
+                loop.remove_signal_handler(sig)
 
 
 def build_app(
@@ -81,55 +134,7 @@ def build_app(
     loop = ServiceLoop(processor, outbox, settings, lambda e: exit_fatally(spec.name, e), transport)
     processor.metrics.ready.labels(spec.name).set_function(lambda: float(loop.healthy()))
     processor.metrics.announce_build(spec.name)
-    app = _App(specification=describe(spec, settings))
-    _add_lifecycle(app, processor, settings, loop, registry, transport)
-    return ServiceApp(app, loop, processor)
-
-
-def describe(spec: Spec[Any], settings: RuntimeSettings) -> AsyncAPI:
-    """The AsyncAPI document of the service's channels: what it consumes and publishes. The
-    KafkaBroker here only describes them; it is never started, nothing subscribes to it."""
-    connection = settings.connection
-    broker = KafkaBroker(
-        connection.bootstrap.split(","),  # faststream takes a str as one host, not a list
-        security=faststream_security(connection),
-        client_id=f"holdem-{spec.name}",
-    )
-    topics = settings.topics
-    subscriber = broker.subscriber(
-        *(getattr(topics, role) for role in spec.inputs),
-        group_id=f"holdem-{spec.name}",
-        title=f"holdem-{spec.name}",
-        description="consumes the roles "
-        + ", ".join(spec.inputs)
-        + "; payloads are the unions published on those topics (see the other channels)",
-    )
-    subscriber(_consumes)
-    for role in (*spec.outputs, "rejected"):
-        broker.publisher(
-            getattr(topics, role),
-            schema=UNIONS[role],
-            title=f"holdem-{spec.name}:{role}",
-            description=f"what {spec.name} publishes on the {role} topic, keyed by "
-            + ("table_id" if role == "tables" else "player_id"),
-        )
-    return AsyncAPI(broker, title=f"holdem-{spec.name}", version="1.0.0")
-
-
-async def _consumes(message: KafkaMessage) -> None:
-    """The described subscriber's handler: never called (the broker is never started)."""
-
-
-def _add_lifecycle(
-    app: FastStream,
-    processor: Processor[Any],
-    settings: RuntimeSettings,
-    loop: ServiceLoop,
-    registry: CollectorRegistry,
-    transport: Transport,
-) -> None:
-    tasks: list[asyncio.Task[None]] = []
-    duplicate = processor.metrics.duplicate_instance.labels(processor.spec.name)
+    duplicate = processor.metrics.duplicate_instance.labels(spec.name)
     duplicate.set(0)
     twins = TwinWatch(
         transport.admin(),
@@ -139,51 +144,10 @@ def _add_lifecycle(
         lambda twin: duplicate.set(float(twin)),
         SESSION_TIMEOUT_MS / 1000,
     )
-
-    @app.on_startup
-    async def start() -> None:
-        # Only the topics it uses: a service principal may not even see the others (ACLs).
-        spec = processor.spec
-        roles = {*spec.inputs, *spec.state_roles, *spec.book_roles, *spec.outputs, "rejected"}
-        names = sorted(getattr(settings.topics, role) for role in roles)
-        if spec.snapshot is not None:
-            names.append(snapshot_topic(settings.topics, spec.name))
-        await transport.ensure_topics(names, settings.partitions)
-        # No start waits on the group's listing (ADR 034): a twin's producer init fences this
-        # one or this one's fences it, and the twin watch (below) reports a twin that stays.
-        await processor.outbox.start()
-        if settings.metrics_port:
-            start_http_server(settings.metrics_port, settings.metrics_host, registry=registry)
-
-    async def tick() -> None:
-        # Timeouts are judged only once the backlog is read: after downtime, a player's Call
-        # may still be waiting in it.
-        if await loop.caught_up():
-            await processor.run_tick(loop.resumed_at)
-
-    @app.after_startup
-    async def start_loops() -> None:
-        # Every log line of the loop's tasks (created below, in this context) names the tenant,
-        # which is the operator the deployment serves (ADR 021).
-        structlog.contextvars.bind_contextvars(tenant=settings.tenant, operator=settings.operator)
-        await loop.start()
-        tasks.append(asyncio.create_task(_every(processor.spec.tick_interval_s, tick)))
-        tasks.append(asyncio.create_task(_every(5.0, loop.measure_lag)))
-        tasks.append(asyncio.create_task(_every(settings.twin_check_s, twins.check)))
-
-    @app.on_shutdown
-    async def stop() -> None:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        await loop.stop()
-        await processor.outbox.stop()
-        await twins.close()
+    return ServiceApp(loop, processor, settings, transport, registry, twins)
 
 
-async def _every(seconds: float, action: Any) -> None:
+async def _every(seconds: float, action: Callable[[], Awaitable[object]]) -> None:
     while True:
         await asyncio.sleep(seconds)
         try:
@@ -206,14 +170,14 @@ def exit_fatally(service: str, error: BaseException) -> NoReturn:
 
 def run(service: ServiceApp) -> None:
     """Run until SIGINT/SIGTERM."""
-    asyncio.run(service.app.run())
+    asyncio.run(service.serve())
 
 
 @contextlib.asynccontextmanager
 async def running(service: ServiceApp) -> AsyncIterator[ServiceApp]:
     """Start the app in this event loop (tests, the demo) and stop it on exit."""
-    await service.app.start()
+    await service.start()
     try:
         yield service
     finally:
-        await service.app.stop()
+        await service.stop()

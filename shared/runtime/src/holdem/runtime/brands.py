@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from holdem.core.contracts import Envelope, Message
+from holdem.core.contracts.base import Envelope, Message
 
 BRAND_STARTS = frozenset({"round.bet_placed", "seamless.debit_requested"})
 ROUND_ENDS = frozenset({"round.settled", "round.voided"})

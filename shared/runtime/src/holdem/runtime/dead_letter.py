@@ -1,26 +1,19 @@
 """The dead letter: a record a service answers for but cannot act on becomes one
 ``MessageRejected`` on the rejected topic, with its reason and its source coordinates, and the
 offset moves on. It is built only from checked or truncated parts, so building it cannot fail.
-A decision that raised (a poison message) is dead-lettered too, and its round, if the service
-writes rounds, gets a Malfunction."""
+A decision that raised (a poison message) is dead-lettered too, with what the service says
+besides (its ``Spec.on_failure``: a rounds writer's Malfunction of the round)."""
 
 from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
-from holdem.core.contracts import (
-    ADMIN_TYPES,
-    COMMAND_TYPES,
-    Envelope,
-    Malfunction,
-    Message,
-    MessageRejected,
-    Reason,
-    RecordReason,
-)
-from holdem.core.contracts.rejected import RAW_LIMIT
+from holdem.core.contracts.base import Envelope, Reason, RecordReason
+from holdem.core.contracts.records import ADMIN_TYPES, COMMAND_TYPES
+from holdem.core.contracts.rejected import RAW_LIMIT, MessageRejected
 from holdem.core.decider import Context
 from holdem.core.wire.ids import ID
 from holdem.runtime.ingress import Origin
@@ -73,22 +66,16 @@ def poisoned(
     message: Envelope,
     origin: Origin,
     error: Exception,
-    writes_rounds: bool,
-) -> list[Message]:
-    """What a decision that raised leaves behind: its input dead-lettered and, if the service
-    writes rounds, its round reported broken (a failed query must never void its round)."""
+    also: Callable[[Context, Any, Exception], Sequence[Envelope]] | None = None,
+) -> list[Envelope]:
+    """What a decision that raised leaves behind: its input dead-lettered, and what the service
+    says besides (``also``, its ``Spec.on_failure``: a rounds writer reports the round broken)."""
     detail = f"{type(error).__name__}: {error}"
-    events: list[Message] = [
+    events: list[Envelope] = [
         rejection(service, ctx, origin, Reason.PROCESSING_FAILED, detail, message.key)
     ]
-    if writes_rounds and isinstance(message, Message) and message.round_id is not None:
-        events.append(
-            Malfunction(
-                **ctx.envelope(message.player_id, message.round_id),
-                source=service,
-                reason=f"processing_failed: {type(error).__name__}",
-            )
-        )
+    if also is not None:
+        events.extend(also(ctx, message, error))
     return events
 
 

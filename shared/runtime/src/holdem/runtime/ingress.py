@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import NamedTuple
 
-from holdem.core.contracts import Envelope, Message, RecordReason
+from holdem.core.contracts.base import Envelope, Message, RecordReason
 from holdem.core.wire.headers import Stamp
 from holdem.core.wire.partitioning import partition_for_key
 

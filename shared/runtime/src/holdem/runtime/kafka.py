@@ -19,14 +19,7 @@ from aiokafka.errors import KafkaError, ProducerFenced
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
 from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
-from holdem.runtime.outbox import (
-    FatalError,
-    Offsets,
-    Record,
-    SnapshotRecord,
-    TransactionalOutbox,
-    fenced,
-)
+from holdem.runtime.outbox import FatalError, TransactionalOutbox, fenced
 from holdem.runtime.snapshots import latest
 from holdem.runtime.topics import ensure_topics
 from holdem.runtime.transport import (
@@ -37,6 +30,9 @@ from holdem.runtime.transport import (
     Listener,
     Member,
     Membership,
+    Offsets,
+    Record,
+    SnapshotRecord,
     TopicPartition,
     Wanted,
 )

@@ -21,7 +21,7 @@ from typing import Any
 import structlog
 
 from holdem.core.wire.topics import snapshot_topic
-from holdem.runtime.outbox import FatalError, Offsets, TransactionalOutbox
+from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.snapshots import Snapshot
@@ -32,6 +32,7 @@ from holdem.runtime.transport import (
     GroupSettings,
     Member,
     Membership,
+    Offsets,
     TopicPartition,
     Transport,
     type_header,

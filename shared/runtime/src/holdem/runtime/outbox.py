@@ -6,31 +6,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Protocol
 
-from holdem.core.wire.headers import TYPE_HEADER
-
-if TYPE_CHECKING:
-    from holdem.runtime.transport import Member, Producer
-
-
-class Record(NamedTuple):
-    """One record to publish: its topic, key (player_id or table_id), value (JSON), message
-    type (the ``type`` header) and further headers (``operator``, ``brand``: ADR 021)."""
-
-    topic: str
-    key: str
-    value: bytes
-    kind: str
-    headers: tuple[tuple[str, bytes], ...] = ()
-
-    def header_list(self) -> list[tuple[str, bytes]]:
-        """Every header of the record, aiokafka's form: the type first."""
-        return [(TYPE_HEADER, self.kind.encode()), *self.headers]
-
-
-Offsets = dict[Any, int]  # TopicPartition -> the next offset to read, per input partition
-SnapshotRecord = tuple[str, int, bytes, bytes]  # topic, partition, key, value
+from holdem.runtime.transport import Member, Offsets, Producer, Record, SnapshotRecord
 
 
 def fenced(transactional_id: str, error: object) -> str:

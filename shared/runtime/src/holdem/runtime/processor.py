@@ -19,8 +19,9 @@ from typing import Any, Generic, TypeVar
 import structlog
 from structlog.contextvars import bound_contextvars
 
-from holdem.core.contracts import ContractError, Envelope, Message, Reason, RecordReason, dump
-from holdem.core.contracts import parse as parse_message
+from holdem.core.contracts.base import Envelope, Message, Reason, RecordReason
+from holdem.core.contracts.records import ContractError, dump
+from holdem.core.contracts.records import parse as parse_message
 from holdem.core.decider import Context
 from holdem.core.wire.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.wire.partitioning import partition_for_key
@@ -29,8 +30,9 @@ from holdem.runtime.brands import Brands
 from holdem.runtime.dead_letter import answers_for, poisoned, rejection, safe_id
 from holdem.runtime.ingress import Origin, header_refusal, key_refusal, wanted
 from holdem.runtime.metrics import CountersFactory, GameCounters, Metrics
-from holdem.runtime.outbox import FatalError, Outbox, Record
+from holdem.runtime.outbox import FatalError, Outbox
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.transport import Record
 
 S = TypeVar("S")
 log = structlog.get_logger(__name__)
@@ -61,6 +63,9 @@ class Spec(Generic[S]):
     on_handled: Callable[[S, Any, Any], None] | None = None  # (state, input, events): logs
     # The service's own counters (its game facts), built once with the process's metrics.
     counters: CountersFactory | None = None
+    # What it publishes besides the dead letter when its decision on a message raised (a rounds
+    # writer: holdem.core.contracts.rounds.broken_round, the round's Malfunction).
+    on_failure: Callable[[Context, Any, Exception], Sequence[Envelope]] | None = None
     # The message types it folds or decides on; records whose type header names another type
     # are skipped unparsed (None: parse everything).
     reads: frozenset[str] | None = None
@@ -259,8 +264,8 @@ class Processor(Generic[S]):
             poison = Context(
                 now=now, cause_id=message.event_id, seed=f"poison/{self._seed(origin)}"
             )
-            writes_rounds = "rounds" in self.spec.outputs
-            events = poisoned(self.spec.name, poison, message, origin, error, writes_rounds)
+            also = self.spec.on_failure
+            events = poisoned(self.spec.name, poison, message, origin, error, also)
             await self._publish(part, events, brand)
             self._count(events, message)
             return

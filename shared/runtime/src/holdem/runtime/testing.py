@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holdem.core.wire.partitioning import partition_for_key
-from holdem.runtime.outbox import FatalError, Offsets, Record, SnapshotRecord, fenced
+from holdem.runtime.outbox import FatalError, fenced
 from holdem.runtime.snapshots import LOOK_BACK, SnapshotFormatError, assemble, parts_needed
 from holdem.runtime.transport import (
     Apply,
@@ -41,6 +41,9 @@ from holdem.runtime.transport import (
     Listener,
     Member,
     Membership,
+    Offsets,
+    Record,
+    SnapshotRecord,
     TopicPartition,
     Wanted,
     type_header,

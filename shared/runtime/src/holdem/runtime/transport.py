@@ -15,7 +15,25 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
 from holdem.core.wire.headers import TYPE_HEADER
-from holdem.runtime.outbox import Offsets, Record, SnapshotRecord
+
+
+class Record(NamedTuple):
+    """One record to publish: its topic, key (player_id or table_id), value (JSON), message
+    type (the ``type`` header) and further headers (``operator``, ``brand``: ADR 021)."""
+
+    topic: str
+    key: str
+    value: bytes
+    kind: str
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+    def header_list(self) -> list[tuple[str, bytes]]:
+        """Every header of the record, aiokafka's form: the type first."""
+        return [(TYPE_HEADER, self.kind.encode()), *self.headers]
+
+
+Offsets = dict[Any, int]  # TopicPartition -> the next offset to read, per input partition
+SnapshotRecord = tuple[str, int, bytes, bytes]  # topic, partition, key, value
 
 
 class TopicPartition(NamedTuple):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -25,6 +26,7 @@ from holdem.core.contracts.tables import (
     TableVersion,
     TimeoutPolicy,
 )
+from holdem.core.decider import Context
 
 # Malfunction.reason prefixes of the wallet's refusals of a Settled (ADR 008): one that is not
 # the rules' result of the round, and one for a round with no open stake (paid, refunded, none).
@@ -200,3 +202,22 @@ class DeckSealed(RoundEvent):
     nonce: str = Field(pattern=r"^[0-9a-f]{24}$")  # 96 bits, hex
     ciphertext: str = Field(pattern=r"^[0-9a-f]{200}$")  # 84 bytes + 16-byte tag, hex
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+def broken_round(source: str) -> Callable[[Context, Any, Exception], list[Malfunction]]:
+    """What a service that writes rounds publishes besides the dead letter when its decision on
+    a message raised (``Spec.on_failure``): the message's round reported broken, if it names
+    one (a failed query never voids a round: the query service writes no rounds)."""
+
+    def malfunction(ctx: Context, message: Any, error: Exception) -> list[Malfunction]:
+        if not isinstance(message, Message) or message.round_id is None:
+            return []
+        return [
+            Malfunction(
+                **ctx.envelope(message.player_id, message.round_id),
+                source=source,
+                reason=f"processing_failed: {type(error).__name__}",
+            )
+        ]
+
+    return malfunction

@@ -1,0 +1,95 @@
+"""A run's records as the audits read them: each record with its model, and each round's log
+(its bets, deal, decisions, ends and sealed deck). The audits of money, seamless, sessions and
+the others take these; ``holdem.harness.audit`` reads the run and runs them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from holdem.core.contracts import (
+    BetPlaced,
+    Called,
+    ContractError,
+    Dealt,
+    DeckSealed,
+    Folded,
+    Malfunction,
+    RoundVoided,
+    Settled,
+    parse,
+)
+
+RoundKey = tuple[str, str]  # (player_id, round_id)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One record of a run: where it was in its topic, its bytes, and its model if it parses."""
+
+    role: str
+    partition: int
+    offset: int
+    raw: bytes
+    timestamp: int = 0  # Kafka's record timestamp, ms: orders records across topics
+    message: Any = None
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        role: str,
+        partition: int,
+        offset: int,
+        raw: bytes,
+        timestamp: int = 0,
+        headers: Iterable[tuple[str, bytes]] = (),
+    ) -> Record:
+        try:
+            message = parse(role, raw)
+        except ContractError:
+            message = None
+        return cls(role, partition, offset, raw, timestamp, message, tuple(headers))
+
+
+@dataclass
+class RoundLog:
+    """Everything the log says about one round, each list in partition order."""
+
+    bets: list[BetPlaced] = field(default_factory=list)
+    dealt: list[Dealt] = field(default_factory=list)
+    decisions: list[tuple[Record, Called | Folded]] = field(default_factory=list)
+    ends: list[Settled | RoundVoided] = field(default_factory=list)
+    sealed: list[DeckSealed] = field(default_factory=list)
+    refused: list[Settled] = field(default_factory=list)  # the wallet refused to pay them
+
+
+def rounds_of(records: Iterable[Record]) -> dict[RoundKey, RoundLog]:
+    logs: dict[RoundKey, RoundLog] = defaultdict(RoundLog)
+    refusals: dict[RoundKey, set[str | None]] = defaultdict(set)
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        m = record.message
+        # A session's end and refusals name no round (ADR 020): they are no round's record.
+        if record.role not in ("rounds", "vault") or m is None or m.round_id is None:
+            continue
+        log = logs[(m.player_id, m.round_id)]
+        if isinstance(m, BetPlaced):
+            log.bets.append(m)
+        elif isinstance(m, Dealt):
+            log.dealt.append(m)
+        elif isinstance(m, Called | Folded):
+            log.decisions.append((record, m))
+        elif isinstance(m, Settled | RoundVoided):
+            log.ends.append(m)
+        elif isinstance(m, DeckSealed):
+            log.sealed.append(m)
+        elif isinstance(m, Malfunction) and m.refuses_settled():
+            refusals[(m.player_id, m.round_id)].add(m.causation_id)
+    # A Settled the wallet refused (ADR 008) ended nothing: it is an attempt, paid nothing.
+    for key, refused in refusals.items():
+        log = logs[key]
+        log.refused = [e for e in log.ends if isinstance(e, Settled) and e.event_id in refused]
+        log.ends = [e for e in log.ends if e not in log.refused]
+    return dict(logs)
