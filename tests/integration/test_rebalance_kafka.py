@@ -2,8 +2,9 @@
 wallet (the service with money in its state) on a real broker.
 
 (a) a record fetched before a revoke is never decided against an empty or reset state;
-(b) a second instance with the same instance id is refused at start with a clear message, and a
-    fenced producer ends the process with exit 70;
+(b) a fenced producer ends the process with exit 70 (a second instance with the same instance
+    id is no longer refused at start: it fences the first, ADR 034; that case is
+    tests/integration/test_broker_outage_kafka.py's twin test);
 (c) a replay that times out stops the service with exit 70;
 (d) a gracefully stopped instance hands its partitions over within a few seconds.
 
@@ -169,29 +170,6 @@ async def test_a_record_fetched_before_a_revoke_is_not_decided_against_a_reset_s
     assert report.ok, "\n".join(report.violations[:20])
     assert not refused, [f"{m.player_id}: {m.reason} {m.detail}" for m in refused[:10]]
     assert set(deposits.values()) == {1}, deposits.most_common(3)
-
-
-async def test_a_second_instance_with_the_same_id_is_refused_at_start(
-    launcher: Launcher, kafka: Cluster, topics: Topics
-) -> None:
-    await launcher.start(["wallet"])
-    first = launcher.services["wallet"]
-    twin = ServiceProcess("wallet", dict(first.env), first.log_path.with_name("twin.log"))
-    twin.start()
-    code = await exit_code(twin)
-    print(f"\ntwin: exit {code}; {twin.log_tail(3)}")
-    assert code not in (None, 0), f"a twin with the same id runs (exit {code}):\n{twin.log_tail()}"
-    assert "HOLDEM_INSTANCE_ID" in twin.log_path.read_text(), twin.log_tail()
-    assert first.alive, first.log_tail()
-    # The first instance still does its job.
-    await send(kafka.operator, topics.commands, [deposit("twin-p1")])
-    deadline = time.monotonic() + ANSWERS_WITHIN_S
-    while not any(
-        isinstance(r.message, FundsDeposited) for r in await messages(kafka.admin, topics)
-    ):
-        assert time.monotonic() < deadline, first.log_tail()
-        await asyncio.sleep(0.5)
-    assert first.alive, f"the twin's start ended the live instance:\n{first.log_tail()}"
 
 
 async def test_a_fenced_producer_ends_the_process_with_exit_70(
