@@ -23,7 +23,7 @@ async def served_until(stop: object) -> ServiceApp:
         while not service.loop.healthy():
             assert not task.done(), task
             await asyncio.sleep(0.02)
-    assert len(service.tasks) == 3  # the ticks, the lag and the twin watch
+    assert len(service.tasks) == 4  # the ticks, the lag, the twin watch and the stall watch
     if stop == "exit":
         service.exit()
     else:

@@ -40,3 +40,18 @@ def test_an_untested_aiokafka_release_is_refused_at_import(monkeypatch: pytest.M
         importlib.import_module("holdem.runtime.kafka_internals")
     monkeypatch.undo()
     importlib.import_module("holdem.runtime.kafka_internals")
+
+
+async def test_a_partition_without_a_fetch_position_has_no_known_position_and_none_waits() -> None:
+    from holdem.runtime.kafka_internals import known_position
+
+    consumer = aiokafka.AIOKafkaConsumer(bootstrap_servers="localhost:1")  # never connects
+    tp = aiokafka.TopicPartition("holdem.commands", 0)
+    try:
+        assert known_position(consumer, tp) is None  # not assigned
+        consumer.assign([tp])
+        assert known_position(consumer, tp) is None  # assigned, its committed offset not fetched
+        consumer._subscription.seek(tp, 7)  # what the fetcher does once it has the offset
+        assert known_position(consumer, tp) == 7
+    finally:
+        await consumer.stop()

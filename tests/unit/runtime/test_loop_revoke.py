@@ -197,7 +197,7 @@ class Reachable(Member):
             raise ConnectionError("broker unreachable")
         return {self.tp: 3}
 
-    async def position(self, tp: TopicPartition) -> int:
+    def known_position(self, tp: TopicPartition) -> int | None:
         return 3
 
 

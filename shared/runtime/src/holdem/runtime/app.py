@@ -65,6 +65,9 @@ class ServiceApp:
         await self.loop.start()
         self.tasks.append(asyncio.create_task(_every(spec.tick_interval_s, self._tick)))
         self.tasks.append(asyncio.create_task(_every(5.0, self.loop.measure_lag)))
+        # The stall watch: a process up but deciding nothing exits for its supervisor.
+        watch_s = min(5.0, self.loop.stall_s / 4)
+        self.tasks.append(asyncio.create_task(_every(watch_s, self.loop.watch)))
         self.tasks.append(asyncio.create_task(_every(settings.twin_check_s, self.twins.check)))
 
     async def _tick(self) -> None:

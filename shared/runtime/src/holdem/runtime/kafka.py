@@ -18,7 +18,14 @@ from aiokafka.errors import KafkaError, ProducerFenced
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
-from holdem.runtime.kafka_internals import FENCED, busy, install, membership, send_offsets_as
+from holdem.runtime.kafka_internals import (
+    FENCED,
+    busy,
+    install,
+    known_position,
+    membership,
+    send_offsets_as,
+)
 from holdem.runtime.outbox import FatalError, TransactionalOutbox, fenced
 from holdem.runtime.snapshots import latest
 from holdem.runtime.topics import ensure_topics
@@ -112,6 +119,9 @@ class KafkaGroupConsumer:
     async def position(self, tp: TopicPartition) -> int:
         found: int = await self.consumer.position(_tp(tp))
         return found
+
+    def known_position(self, tp: TopicPartition) -> int | None:
+        return known_position(self.consumer, _tp(tp))
 
     def highwater(self, tp: TopicPartition) -> int | None:
         found: int | None = self.consumer.highwater(_tp(tp))

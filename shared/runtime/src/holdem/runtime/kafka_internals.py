@@ -26,6 +26,9 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
    partitions it reads (``replay.settled_ends``) without a second client's connection and login.
 4. The consumer's group membership as the coordinator knows it (member id, generation, a rejoin
    pending) and its poll clock (a rebuild counts as polling): ``membership``, ``busy``.
+5. A partition's fetch position without waiting for it (``known_position``): aiokafka's
+   ``position`` waits for the committed offset, for ever if the coordinator keeps answering
+   that it is unstable (a transaction that never ends): the stall watch must not hang with it.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ __all__ = [
     "busy",
     "high_watermarks",
     "install",
+    "known_position",
     "membership",
     "send_offsets_as",
 ]
@@ -329,6 +333,18 @@ def membership(consumer: aiokafka.AIOKafkaConsumer) -> Membership:
         getattr(coordinator, "generation", None),
         rejoin is not None and rejoin.done(),
     )
+
+
+def known_position(consumer: aiokafka.AIOKafkaConsumer, tp: aiokafka.TopicPartition) -> int | None:
+    """The consumer's fetch position of ``tp``, None while it has none (not assigned, or its
+    committed offset not fetched yet); never waits."""
+    subscription = getattr(getattr(consumer, "_subscription", None), "subscription", None)
+    assignment = getattr(subscription, "assignment", None)
+    state = assignment.state_value(tp) if assignment is not None else None
+    if state is None or not state.has_valid_position:
+        return None
+    position: int = state.position
+    return position
 
 
 def busy(consumer: aiokafka.AIOKafkaConsumer) -> contextlib.AbstractContextManager[Any]:

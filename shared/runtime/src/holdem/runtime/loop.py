@@ -48,8 +48,17 @@ HEARTBEAT_MS = 1_000
 MAX_POLL_INTERVAL_MS = 300_000
 REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
+# Liveness (issue 26): a member serving its partitions with records waiting on them, and the
+# broker answering, that decides no batch for this long is stalled (its committed offsets never
+# answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
+# batch's retries and a rebalance's wait for a member's session; within the issue's 90 s goal.
+STALL_S = 45.0
 
 Fatal = Callable[[BaseException], Any]
+
+
+class StalledError(RuntimeError):
+    """Records wait on assigned partitions and none has been decided for ``STALL_S``."""
 
 
 class SplitAssignmentError(RuntimeError):
@@ -115,6 +124,8 @@ class ServiceLoop:
         # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
         self.resumed_at: datetime | None = None
         self._unreachable = False
+        self.stall_s = STALL_S
+        self._progress_at = time.monotonic()  # last decided batch, rebuild, or nothing waiting
         self.generation: int | None = None  # the group generation the state was rebuilt for
         self.pending: list[int] | None = None  # assigned, not rebuilt yet
         self.batches = 0
@@ -196,6 +207,7 @@ class ServiceLoop:
         seconds = time.perf_counter() - started
         self.ready = True
         self.resumed_at = datetime.now(UTC)
+        self._progress_at = time.monotonic()
         self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
         name = processor.spec.name
         processor.metrics.replay_duration.labels(name).observe(seconds)
@@ -361,6 +373,7 @@ class ServiceLoop:
                 log.warning("membership lost mid-batch: batch discarded", group=self.group_id)
                 return
             await self.outbox.commit(offsets, self.group_id, self.identity())
+            self._progress_at = time.monotonic()
         self.batches += 1
         name = processor.spec.name
         processor.metrics.records.labels(name).inc(sum(len(r) for r in batch.values()))
@@ -386,9 +399,49 @@ class ServiceLoop:
             self.resumed_at = datetime.now(UTC)
             log.info("broker answering again: timers count from now")
         for tp in assigned:
-            if await consumer.position(tp) < ends[tp]:
+            position = consumer.known_position(tp)  # position() would wait while it has none
+            if position is None or position < ends[tp]:
                 return False
         return True
+
+    async def watch(self) -> None:
+        """Liveness: a member serving its partitions (rebuilt, still the member), with records
+        waiting on them (or no position to read them from: its committed offsets never
+        answered) and a broker that answers, that has decided no batch for ``stall_s`` is
+        stalled: it says so and ends (status 70) for its supervisor, whose restart starts it
+        over (a new producer epoch ends what its transactional id left open). A rebuild has its
+        own bounds; a broker that does not answer is an outage, not this instance's stall."""
+        consumer = self.consumer
+        now = time.monotonic()
+        if consumer is None or not self.ready or self.pending is not None or not self.member():
+            self._progress_at = now
+            return
+        assigned = sorted(consumer.assignment())
+        try:
+            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+        except Exception:  # the broker away: caught_up logs it; the clock starts again after
+            self._progress_at = time.monotonic()
+            return
+        waiting = {}
+        for tp in assigned:
+            position = consumer.known_position(tp)
+            if position is None or position < ends[tp]:
+                waiting[f"{tp.topic}-{tp.partition}"] = (position, ends[tp])
+        if not waiting:  # idle, not stalled
+            self._progress_at = time.monotonic()
+            return
+        stalled_s = time.monotonic() - self._progress_at
+        if stalled_s < self.stall_s:
+            return
+        log.critical(
+            "stalled: records waiting and nothing decided, exiting for a restart",
+            group=self.group_id,
+            seconds=round(stalled_s, 1),
+            waiting={tp: {"position": p, "end": end} for tp, (p, end) in sorted(waiting.items())},
+        )
+        self.fatal(
+            StalledError(f"nothing decided for {stalled_s:.0f}s with records waiting: {waiting}")
+        )
 
     async def measure_lag(self) -> None:
         consumer = self.consumer
@@ -396,9 +449,9 @@ class ServiceLoop:
             return
         name = self.processor.spec.name
         for tp in consumer.assignment():
-            high = consumer.highwater(tp)
-            if high is not None:
-                behind = max(high - await consumer.position(tp), 0)
+            high, position = consumer.highwater(tp), consumer.known_position(tp)
+            if high is not None and position is not None:
+                behind = max(high - position, 0)
                 self.processor.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
 
 

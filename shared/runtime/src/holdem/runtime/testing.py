@@ -72,6 +72,7 @@ class _Group:
     members: list[MemoryConsumer] = field(default_factory=list)
     ghosts: list[Listed] = field(default_factory=list)  # listed, never joined (``ghost``)
     generation: int = 0
+    held: bool = False  # its committed offsets never answered (``hold_committed``)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -265,6 +266,12 @@ class MemoryTransport:
         restarted broker may list for a member that died during its outage (issue 26)."""
         self._group(group_id).ghosts.append(Listed(member_id, client_id))
 
+    def hold_committed(self, group_id: str) -> None:
+        """The group's committed offsets are never answered from now on: what a coordinator
+        does while a transaction that commits offsets for it stays open (UNSTABLE_OFFSET_COMMIT
+        to a stable fetch). Its members assigned after this read nothing."""
+        self._group(group_id).held = True
+
     # Groups.
 
     def _group(self, group_id: str) -> _Group:
@@ -297,7 +304,11 @@ class MemoryTransport:
             await member.listener_or_fail().on_partitions_revoked(revoked)
         for n, member in enumerate(group.members):
             member.assigned = set() if n else member.subscription()
-            member.positions = {tp: group.committed.get(tp, 0) for tp in member.assigned}
+            # A group whose committed offsets are held (``hold_committed``) gives no position:
+            # aiokafka then waits for the fetch of the committed offsets, and reads nothing.
+            member.positions = (
+                {} if group.held else {tp: group.committed.get(tp, 0) for tp in member.assigned}
+            )
             member.generation, member.rejoin_pending, member.idle = group.generation, False, False
             await member.listener_or_fail().on_partitions_assigned(set(member.assigned))
 
@@ -359,6 +370,8 @@ class MemoryConsumer:
     def _fetch(self, max_records: int) -> dict[TopicPartition, list[LogRecord]]:
         waiting: list[LogRecord] = []
         for tp in self.assigned:
+            if tp not in self.positions:  # its committed offset not fetched: nothing to read
+                continue
             waiting += self.transport._log(tp.topic)[tp.partition][self.positions[tp] :]
         batch: dict[TopicPartition, list[LogRecord]] = {}
         last = None
@@ -385,6 +398,9 @@ class MemoryConsumer:
 
     async def position(self, tp: TopicPartition) -> int:
         return self.positions[TopicPartition(tp.topic, tp.partition)]
+
+    def known_position(self, tp: TopicPartition) -> int | None:
+        return self.positions.get(TopicPartition(tp.topic, tp.partition))
 
     def highwater(self, tp: TopicPartition) -> int | None:
         return self.transport.end(tp)
