@@ -206,6 +206,14 @@ def back_office_statement(stack: ComposeStack, days: list[str]) -> dict[str, int
     return totals
 
 
+def returned_by_settlement(stack: ComposeStack) -> float:
+    """The settlement's returns of every bet (ante, call, AA Bonus) as last scraped."""
+    result = stack.prometheus(
+        "/api/v1/query", query='sum(holdem_returned_minor_total{service="settlement"})'
+    )["result"]
+    return float(result[0]["value"][1]) if result else 0.0
+
+
 def main_counter(stack: ComposeStack, name: str) -> float:
     """The settlement's ante+call counter of ``name`` (wagered, returned) as last scraped."""
     result = stack.prometheus(
@@ -358,7 +366,10 @@ async def play_and_observe(stack: ComposeStack) -> None:
         "voided": voided,
         "settled": report.ended - voided,
         "main_stakes": int(raw["wagered"]["settlement"]),
-        "main_returns": int(raw["returned"]["settlement"]),
+        # The statement's cash_paid is every bet's return (ante, call and AA Bonus) of the
+        # settled rounds, all cash here (no free hand before this point): the settlement's
+        # counter of every bet, scraped with the ante and call ones above.
+        "cash_paid": int(returned_by_settlement(stack)),
     }
 
     def statement_matches() -> dict[str, int] | None:
@@ -368,7 +379,7 @@ async def play_and_observe(stack: ComposeStack) -> None:
             "voided": got.get("voided", 0),
             "settled": got.get("settled", 0),
             "main_stakes": got.get("ante_stakes", 0) + got.get("call_stakes", 0),
-            "main_returns": got.get("ante_returns", 0) + got.get("call_returns", 0),
+            "cash_paid": got.get("cash_paid", 0),
         }
         figures["back_office"] = seen
         return seen if seen == expected else None
