@@ -390,9 +390,7 @@ class ServiceLoop:
         try:
             ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
         except Exception as error:  # whatever kept the broker from answering: a stall
-            if not self._unreachable:
-                log.warning("broker not answering: timers wait", error=repr(error))
-            self._unreachable = True
+            self._cut_off(error)
             return False
         if self._unreachable:
             self._unreachable = False
@@ -403,6 +401,14 @@ class ServiceLoop:
             if position is None or position < ends[tp]:
                 return False
         return True
+
+    def _cut_off(self, error: BaseException) -> None:
+        """The broker did not answer an ask for the log's ends: unready (``healthy``) until a
+        tick's ask is answered again (only ``caught_up`` clears it, so ``resumed_at`` keeps its
+        meaning)."""
+        if not self._unreachable:
+            log.warning("broker not answering: unready, timers wait", error=repr(error))
+        self._unreachable = True
 
     async def watch(self) -> None:
         """Liveness: a member serving its partitions (rebuilt, still the member), with records
@@ -419,7 +425,11 @@ class ServiceLoop:
         assigned = sorted(consumer.assignment())
         try:
             ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
-        except Exception:  # the broker away: caught_up logs it; the clock starts again after
+        except Exception as error:  # the broker away: the clock starts again after
+            # The tick may be the one that cannot ask: it waits on the processor's lock while a
+            # commit hangs with the broker gone (aiokafka's commit_transaction has no timeout).
+            # This watch takes no lock, so it is what tells the health check (issue 26).
+            self._cut_off(error)
             self._progress_at = time.monotonic()
             return
         waiting = {}
