@@ -20,7 +20,12 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
    too (two settlements of one round: the frozen-settlement test). Version 7 asks with
    ``require_stable``: the coordinator answers UNSTABLE_OFFSET_COMMIT until that transaction has
    committed or aborted. ``install()`` has aiokafka's coordinator send v7, and hands it that
-   answer as the "group loading" one it already asks again after.
+   answer as the "group loading" one it already asks again after. From v2 on, a group-level
+   error (a restarted broker still loading its groups: COORDINATOR_LOAD_IN_PROGRESS,
+   NOT_COORDINATOR) comes as the answer's own error code with no partitions, which aiokafka
+   (reading partitions only) took for "no committed offset": the member would start over from
+   the earliest offset (issue 26). The error is handed to every partition asked, where aiokafka
+   asks again after the retriable ones and raises the others.
 3. High watermarks from a read_committed consumer (``high_watermarks``): aiokafka takes the
    isolation level of a ListOffsets from the consumer's, and a replay needs both ends of the
    partitions it reads (``replay.settled_ends``) without a second client's connection and login.
@@ -225,6 +230,14 @@ class FencedTxnOffsetCommitHandler(aiokafka_sender.TxnOffsetCommitHandler):  # t
 
 UNSTABLE_OFFSET_COMMIT = 88  # a transaction that commits offsets of the partition is open
 _GROUP_LOADING = errors.GroupLoadInProgressError.errno  # what aiokafka asks again after
+# A group-level error as aiokafka's per-partition handling knows it: COORDINATOR_NOT_AVAILABLE
+# (15) has the remedy of NOT_COORDINATOR (16), finding the coordinator again; aiokafka would
+# take it for an unknown error. The others stay themselves (loading: asked again; the rest,
+# an authorization failure say, raised).
+_AS_PARTITION_ERROR = {
+    errors.GroupCoordinatorNotAvailableError.errno: errors.NotCoordinatorForGroupError.errno
+}
+Asked = list[tuple[str, list[int]]]  # an OffsetFetch's topics and their partitions
 
 
 class OffsetFetchResponse_v7(Response):  # type: ignore[misc]
@@ -310,7 +323,30 @@ class StableOffsetFetchRequest(Request[OffsetFetchRequest_v7]):  # type: ignore[
 
     def build(self, request_struct_class: type[OffsetFetchRequest_v7]) -> OffsetFetchRequest_v7:
         topics: list[Any] = [(topic, list(indexes), {}) for topic, indexes in self._partitions]
-        return request_struct_class(self._consumer_group, topics, True, {})
+        struct = request_struct_class(self._consumer_group, topics, True, {})
+        # aiokafka's connection decodes the answer with the sent struct's RESPONSE_TYPE: this
+        # one knows what was asked, so a group-level error reaches every partition.
+        asked = [(topic, list(indexes)) for topic, indexes in self._partitions]
+        struct.RESPONSE_TYPE = AnswerTo(asked)  # type: ignore[assignment]
+        return struct
+
+
+@dataclass(frozen=True)
+class AnswerTo:
+    """The decoder of one OffsetFetch v7's answer, knowing which partitions it asked."""
+
+    asked: Asked
+
+    def decode(self, data: Any) -> OffsetFetchResponse_v7:
+        """The answer; a group-level error becomes every asked partition's (aiokafka reads
+        only the partitions)."""
+        response = OffsetFetchResponse_v7.decode(data)
+        if response.error_code != 0:
+            code = _AS_PARTITION_ERROR.get(response.error_code, response.error_code)
+            response.topics = [
+                (name, [(p, -1, "", code) for p in partitions]) for name, partitions in self.asked
+            ]
+        return response
 
 
 def install() -> None:
