@@ -52,8 +52,8 @@ async def test_offsets_from_a_member_the_group_no_longer_knows_abort_the_transac
     )
     outbox = transactional_outbox(kafka.admin, f"{name}-txn", retries=1)
     await consumer.start()
-    await outbox.start()
     try:
+        await outbox.start()  # one that fails leaves no consumer open (issue 26 item 6)
         member = await joined(consumer)
         await outbox.commit({tp: OffsetAndMetadata(1, "")}, name, member)
         assert await committed(consumer, tp, 1) == 1

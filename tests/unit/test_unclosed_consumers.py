@@ -88,3 +88,17 @@ async def test_a_consumer_start_cut_by_the_topics_wait_deadline_is_closed(
     with pytest.raises(TimeoutError):
         await topics._wait_until_leaders_serve(NOWHERE, ["t"], 1, time.monotonic() + 0.2)
     assert calls and all(consumer._closed for consumer in calls)
+
+
+async def test_the_back_office_projection_whose_consumer_cannot_start_closes_it(
+    started: list[AIOKafkaConsumer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from holdem.backoffice import db
+    from holdem.backoffice.project import Projection
+    from holdem.backoffice.settings import BackofficeSettings
+
+    monkeypatch.setattr(db, "upgrade", nothing)  # no database: the consumer's start fails first
+    projection = Projection(BackofficeSettings(), NOWHERE)
+    with pytest.raises(KafkaConnectionError):
+        await projection.run()
+    assert started and all(consumer._closed for consumer in started)

@@ -23,7 +23,7 @@ from holdem.backoffice.logs import configure_logging
 from holdem.backoffice.rows import Batch, Where
 from holdem.backoffice.settings import BackofficeSettings
 from holdem.core.contracts import ContractError, parse
-from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.topics import Topics
 
 log = structlog.get_logger(__name__)
@@ -57,7 +57,7 @@ class Projection:
             auto_offset_reset="earliest",
             max_poll_records=self.settings.max_records,
         )
-        await consumer.start()
+        await start_or_close(consumer)  # a failed start leaves no consumer open (issue 26)
         try:
             with db.connect(self.settings.dsn) as conn:
                 assignment = await self._assign(consumer, conn)
@@ -145,7 +145,7 @@ def _text(value: bytes | None) -> str | None:
 async def _partitions(connection: KafkaConnection, topic: str) -> set[int] | None:
     # A producer fetches one topic's metadata on demand; a consumer's cache holds only its own.
     producer = AIOKafkaProducer(**connection.kwargs())
-    await producer.start()
+    await start_or_close(producer)
     try:
         return set(await producer.partitions_for(topic))
     except KafkaError:
