@@ -18,7 +18,7 @@ import structlog
 from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.wire.topics import snapshot_topic
-from holdem.runtime.kafka import KafkaTransport
+from holdem.runtime.kafka import KafkaTransport, unreachable
 from holdem.runtime.loop import SESSION_TIMEOUT_MS, ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
@@ -29,6 +29,10 @@ from holdem.runtime.twins import TwinWatch
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
+
+
+class BrokerUnreachableError(RuntimeError):
+    """The start could not reach the broker: status 70, for the supervisor to try again."""
 
 
 @dataclass
@@ -99,7 +103,15 @@ class ServiceApp:
         for sig in signals:
             loop.add_signal_handler(sig, self.exit)
         try:
-            await self.start()
+            try:
+                await self.start()
+            except Exception as error:
+                # A broker away at start is an outage like one later: status 70 (restart), not
+                # 1, which a supervisor may take for a configuration to fix (issue 26).
+                if unreachable(error):
+                    name = self.processor.spec.name
+                    exit_fatally(name, BrokerUnreachableError(f"at start: {error!r}"))
+                raise
             try:
                 await self.stopping.wait()
             finally:

@@ -14,7 +14,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
-from aiokafka.errors import KafkaError, ProducerFenced
+from aiokafka.errors import KafkaError, KafkaTimeoutError, ProducerFenced
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
@@ -57,6 +57,15 @@ TRANSACTION_TIMEOUT_MS = 15_000
 # batch of 500 decisions filled several per partition, and each full one made a send wait for a
 # produce request of its own (issue 28). Below the broker's 1 MiB message.max.bytes.
 PRODUCE_BATCH_BYTES = 512 * 1024
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether a failed start is the broker's absence (a connection or a wait that ran out),
+    which a restart may outlive, rather than a refusal no restart changes (an authorization, a
+    topic with another partition count)."""
+    if isinstance(error, KafkaError):
+        return bool(error.retriable) or isinstance(error, KafkaTimeoutError)
+    return isinstance(error, (TimeoutError, OSError))
 
 
 def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
