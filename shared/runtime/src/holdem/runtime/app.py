@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 
 from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.kafka import KafkaTransport, unreachable
-from holdem.runtime.loop import SESSION_TIMEOUT_MS, ServiceLoop
+from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
@@ -157,7 +157,7 @@ def build_app(
         loop.client_id,
         lambda: loop.consumer.membership().member_id if loop.consumer is not None else None,
         lambda twin: duplicate.set(float(twin)),
-        SESSION_TIMEOUT_MS / 1000,
+        settings.session_timeout_ms / 1000,
     )
     return ServiceApp(loop, processor, settings, transport, registry, twins)
 

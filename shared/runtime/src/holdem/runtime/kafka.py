@@ -102,6 +102,7 @@ class KafkaGroupConsumer:
             session_timeout_ms=settings.session_timeout_ms,
             heartbeat_interval_ms=settings.heartbeat_ms,
             max_poll_interval_ms=settings.max_poll_interval_ms,
+            group_instance_id=settings.instance_id,  # static membership (ADR 037)
             # Co-partitioned: range gives each member the same partition numbers of every input
             # topic (equal counts, one subscription), so one instance owns all of a player's
             # records; aiokafka's default (round robin) split them between two owners.

@@ -34,21 +34,34 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
 5. A partition's fetch position without waiting for it (``known_position``): aiokafka's
    ``position`` waits for the committed offset, for ever if the coordinator keeps answering
    that it is unstable (a transaction that never ends): the stall watch must not hang with it.
+6. Static membership (KIP-345, ADR 037). aiokafka joins with ``group_instance_id`` but heartbeats
+   with v1, which names no instance id: when a second process joins with the same id, the
+   broker gives it the member's place, and the first one's heartbeat, answered UNKNOWN_MEMBER_ID,
+   rejoins and takes the place back, every second, both staying up. ``install()`` has the
+   heartbeat sent as v3 naming the instance id, which the broker answers FENCED_INSTANCE_ID: the
+   first process then fails with ``InstanceFencedError``. And aiokafka sends no LeaveGroup for a
+   static member when it stops, so a graceful stop would leave its partitions idle for a
+   session timeout: ``install()`` has the coordinator's close send LeaveGroup v3 naming the
+   instance (a kill -9 sends nothing: its restart takes the place back with no rebalance).
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from dataclasses import dataclass
 from typing import Any
 
 import aiokafka
 import aiokafka.errors as errors
+import structlog
 from aiokafka.consumer import group_coordinator as aiokafka_coordinator
 from aiokafka.consumer.fetcher import READ_UNCOMMITTED
 from aiokafka.producer import sender as aiokafka_sender
+from aiokafka.protocol import group as aiokafka_group
 from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import (
+    Array,
     Boolean,
     CompactArray,
     CompactString,
@@ -56,13 +69,16 @@ from aiokafka.protocol.types import (
     Int32,
     Int64,
     Schema,
+    String,
     TaggedFields,
 )
 
+from holdem.runtime.outbox import FatalError
 from holdem.runtime.transport import Member, Membership
 
 __all__ = [
     "FENCED",
+    "InstanceFencedError",
     "Member",
     "Membership",
     "busy",
@@ -80,12 +96,36 @@ if not aiokafka.__version__.startswith(TESTED):
         f"{aiokafka.__version__}: check the private API it uses before allowing it"
     )
 
+log = structlog.get_logger(__name__)
+
+
+class FencedInstanceIdError(errors.BrokerResponseError):  # type: ignore[misc]
+    """FENCED_INSTANCE_ID, which aiokafka does not know (it would read it as an unknown error)."""
+
+    errno = 82
+    message = "FENCED_INSTANCE_ID"
+    description = "another process joined the group with this member's group.instance.id"
+
+
+class InstanceFencedError(FatalError):
+    """The broker gave this member's place to another process with the same instance id: the
+    process ends (status 70) saying so; its supervisor's restart fences the other in turn, so a
+    twin shows as a restart loop (alert HoldemRestartLoop) until one of them is stopped."""
+
+    @classmethod
+    def of(cls, group_id: str, instance_id: str) -> InstanceFencedError:
+        return cls(
+            "fenced: another process joined the group with this HOLDEM_INSTANCE_ID "
+            f"({instance_id}, group {group_id}): give each instance its own"
+        )
+
+
 # The coordinator's answers to an offset commit from a member it no longer knows as the owner.
 FENCED = (
     errors.IllegalGenerationError,
     errors.UnknownMemberIdError,
     errors.RebalanceInProgressError,
-    getattr(errors, "FencedInstanceIdError", errors.UnknownMemberIdError),
+    FencedInstanceIdError,
 )
 
 
@@ -349,12 +389,150 @@ class AnswerTo:
         return response
 
 
+class HeartbeatRequest_v3(RequestStruct):  # type: ignore[misc]
+    API_KEY = 12
+    API_VERSION = 3
+    RESPONSE_TYPE = aiokafka_group.HeartbeatResponse_v1  # the same fields up to v3
+    SCHEMA = Schema(
+        ("group", String("utf-8")),
+        ("generation_id", Int32),
+        ("member_id", String("utf-8")),
+        ("group_instance_id", String("utf-8")),
+    )
+
+
+@dataclass
+class _Beat:
+    """One heartbeat of a static member: its instance id, and whether the broker fenced it."""
+
+    instance_id: str
+    fenced: bool = False
+
+    def decode(self, data: Any) -> Any:
+        response = aiokafka_group.HeartbeatResponse_v1.decode(data)
+        self.fenced = response.error_code == FencedInstanceIdError.errno
+        return response
+
+
+_BEAT: contextvars.ContextVar[_Beat | None] = contextvars.ContextVar("holdem_beat", default=None)
+_HeartbeatStruct = aiokafka_group.HeartbeatRequest_v0 | aiokafka_group.HeartbeatRequest_v1
+
+
+class StaticHeartbeatRequest(Request[_HeartbeatStruct | HeartbeatRequest_v3]):  # type: ignore[misc]
+    """aiokafka's HeartbeatRequest as its coordinator builds it; a static member's (``_BEAT``,
+    set by ``_heartbeat``) is sent as v3 naming its instance id."""
+
+    API_KEY = 12
+
+    def __init__(self, group: str, generation_id: int, member_id: str) -> None:
+        self._fields = (group, generation_id, member_id)
+        self._beat = _BEAT.get()
+
+    def build(self, request_struct_class: type[Any]) -> Any:
+        if self._beat is None or request_struct_class.API_VERSION < 3:
+            return request_struct_class(*self._fields)
+        struct = request_struct_class(*self._fields, self._beat.instance_id)
+        struct.RESPONSE_TYPE = self._beat  # decodes the answer and notes a fence
+        return struct
+
+
+class LeaveGroupResponse_v3(Response):  # type: ignore[misc]
+    API_KEY = 13
+    API_VERSION = 3
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        (
+            "members",
+            Array(
+                ("member_id", String("utf-8")),
+                ("group_instance_id", String("utf-8")),
+                ("error_code", Int16),
+            ),
+        ),
+    )
+
+
+class LeaveGroupRequest_v3(RequestStruct):  # type: ignore[misc]
+    API_KEY = 13
+    API_VERSION = 3
+    RESPONSE_TYPE = LeaveGroupResponse_v3
+    SCHEMA = Schema(
+        ("group_id", String("utf-8")),
+        ("members", Array(("member_id", String("utf-8")), ("group_instance_id", String("utf-8")))),
+    )
+
+
+class StaticLeaveGroupRequest(Request[LeaveGroupRequest_v3]):  # type: ignore[misc]
+    """A static member leaving its group by its instance id (Kafka 2.4 and later)."""
+
+    API_KEY = 13
+
+    def __init__(self, group_id: str, member_id: str, instance_id: str) -> None:
+        self._group_id, self._member = group_id, (member_id, instance_id)
+
+    def build(self, request_struct_class: type[LeaveGroupRequest_v3]) -> LeaveGroupRequest_v3:
+        return request_struct_class(self._group_id, [self._member])
+
+
+def _original(method: Any) -> Any:
+    return getattr(method, "__wrapped__", method)
+
+
+_aiokafka_heartbeat = _original(aiokafka_coordinator.GroupCoordinator._do_heartbeat)
+_aiokafka_leave = _original(aiokafka_coordinator.GroupCoordinator._maybe_leave_group)
+
+
+async def _heartbeat(coordinator: Any) -> bool:
+    """aiokafka's heartbeat; a static member's names its instance id, and a fence ends it."""
+    instance = coordinator._group_instance_id
+    if instance is None:
+        beat: bool = await _aiokafka_heartbeat(coordinator)
+        return beat
+    seen = _Beat(instance)
+    token = _BEAT.set(seen)
+    try:
+        beat = await _aiokafka_heartbeat(coordinator)
+        return beat
+    except errors.KafkaError:  # aiokafka raises what it does not expect, the fence among them
+        if seen.fenced:
+            raise InstanceFencedError.of(coordinator.group_id, instance) from None
+        raise
+    finally:
+        _BEAT.reset(token)
+
+
+async def _leave(coordinator: Any) -> None:
+    """On close, a static member leaves by its instance id (aiokafka skips that), so its
+    partitions move at once; then aiokafka's own leave (a dynamic member's) and reset."""
+    instance = coordinator._group_instance_id
+    closing = coordinator._closing.done()
+    if instance is not None and closing and coordinator.generation > 0:
+        request = StaticLeaveGroupRequest(coordinator.group_id, coordinator.member_id, instance)
+        try:
+            response = await coordinator._send_req(request)
+        except (errors.KafkaError, NotImplementedError) as error:
+            log.warning("static member's LeaveGroup failed", error=repr(error))
+        else:
+            codes = [response.error_code, *(code for _, _, code in response.members)]
+            log.info("left the group", group=coordinator.group_id, instance=instance, codes=codes)
+    await _aiokafka_leave(coordinator)
+
+
+_heartbeat.__wrapped__ = _aiokafka_heartbeat  # type: ignore[attr-defined]
+_leave.__wrapped__ = _aiokafka_leave  # type: ignore[attr-defined]
+
+
 def install() -> None:
     """Have aiokafka's sender build our handler for every TxnOffsetCommit (a producer that names
-    no member still sends v0), and its consumers' coordinators ask stable committed offsets
-    (idempotent)."""
+    no member still sends v0), its consumers' coordinators ask stable committed offsets, and a
+    static member heartbeat and leave by its instance id (idempotent)."""
     aiokafka_sender.TxnOffsetCommitHandler = FencedTxnOffsetCommitHandler
     aiokafka_coordinator.OffsetFetchRequest = StableOffsetFetchRequest
+    aiokafka_coordinator.HeartbeatRequest = StaticHeartbeatRequest
+    aiokafka_coordinator.GroupCoordinator._do_heartbeat = _heartbeat
+    aiokafka_coordinator.GroupCoordinator._maybe_leave_group = _leave
+    errors.kafka_errors.setdefault(FencedInstanceIdError.errno, FencedInstanceIdError)
 
 
 def membership(consumer: aiokafka.AIOKafkaConsumer) -> Membership:

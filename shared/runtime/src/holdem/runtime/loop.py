@@ -40,7 +40,7 @@ from holdem.runtime.transport import (
 
 log = structlog.get_logger(__name__)
 MAX_BATCH = 500  # records per poll: one transaction each
-SESSION_TIMEOUT_MS = 6_000  # a killed instance's partitions move after this (the broker's minimum)
+SESSION_TIMEOUT_MS = 6_000  # the default (RuntimeSettings): the broker's minimum
 HEARTBEAT_MS = 1_000
 # aiokafka's default: a member that polls nothing for this long leaves its group. A rebuild is
 # the loop's work, not idleness, and counts as polling (``_rebuilding``); the replay's own
@@ -119,6 +119,8 @@ class ServiceLoop:
         scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
+        # Static membership (ADR 037): the group knows this instance by its id across restarts.
+        self.instance_id = settings.instance_id if settings.static_membership else None
         self.ready = False
         # When it last resumed making progress (rebuilt, or reached the broker again after it
         # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
@@ -145,9 +147,10 @@ class ServiceLoop:
                 group_id=self.group_id,
                 client_id=self.client_id,
                 max_records=MAX_BATCH,
-                session_timeout_ms=SESSION_TIMEOUT_MS,
+                session_timeout_ms=self.settings.session_timeout_ms,
                 heartbeat_ms=HEARTBEAT_MS,
                 max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
+                instance_id=self.instance_id,
             )
         )
         self.consumer.subscribe(inputs, listener=Rebuild(self))
@@ -156,7 +159,7 @@ class ServiceLoop:
         self._task = asyncio.create_task(self._run(), name=f"{self.group_id}-loop")
 
     async def stop(self) -> None:
-        # A dynamic member leaves the group on stop: a quick hand-over.
+        # A member leaves the group on stop (a static one too: kafka_internals): a quick hand-over.
         await _stop(self._task, self.consumer)
         await self.book.stop()
 
@@ -316,7 +319,7 @@ class ServiceLoop:
         member_id = self._membership().member_id
         if member_id is None or self.generation is None:
             return None
-        return Member(self.generation, member_id)
+        return Member(self.generation, member_id, self.instance_id)
 
     def current_generation(self) -> int | None:
         return self._membership().generation

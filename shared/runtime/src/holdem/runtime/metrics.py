@@ -6,6 +6,7 @@ readiness. The game's counters (rounds, stakes, promotions, ...) are each servic
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -93,11 +94,21 @@ class Metrics:
             registry=registry,
         )
 
+        self.started = Gauge(
+            "holdem_started_seconds",
+            "Unix time this instance's process started: each change is a restart (alert "
+            "HoldemRestartLoop, ADR 037)",
+            ["service"],
+            registry=registry,
+        )
+
     def announce_build(self, service: str) -> None:
-        """Set ``holdem_build_info`` for ``service``: which certified build this process runs."""
+        """Set ``holdem_build_info`` for ``service`` (which certified build this process runs)
+        and ``holdem_started_seconds`` (when it started)."""
         self.build_info.labels(
             service, manifest.release_version(), manifest.installed_digest()
         ).set(1)
+        self.started.labels(service).set(time.time())
 
     def counter(self, name: str, doc: str, labels: Iterable[str]) -> Counter:
         """A counter in this process's registry (the services' own counters use it too)."""

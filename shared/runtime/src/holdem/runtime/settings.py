@@ -37,6 +37,19 @@ class RuntimeSettings(BaseSettings):
         description="Stable id of this instance; part of the transactional id, so a restarted "
         "instance fences its predecessor's unfinished transactions",
     )
+    static_membership: bool = Field(
+        default=True,
+        description="Join the consumer group as the static member instance_id (KIP-345, ADR "
+        "037): a restart within the session timeout takes its partitions back with no "
+        "rebalance, and a second process with the same id is fenced by the broker",
+    )
+    session_timeout_ms: int = Field(
+        default=6_000,
+        ge=6_000,
+        le=1_800_000,
+        description="How long the group waits for a member that stopped heartbeating (a kill "
+        "-9) before its partitions move; the broker's minimum is 6 s",
+    )
     metrics_port: int = Field(
         default=0, ge=0, le=65535, description="Port of the Prometheus /metrics endpoint; 0 = off"
     )

@@ -71,6 +71,7 @@ class GroupSettings:
     session_timeout_ms: int  # a killed member's partitions move after this
     heartbeat_ms: int
     max_poll_interval_ms: int  # a member polling nothing this long leaves its group
+    instance_id: str | None = None  # static membership (KIP-345): its group.instance.id
 
 
 class Consumed(Protocol):
