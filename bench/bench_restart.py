@@ -63,6 +63,7 @@ STATE = {
     "query": ("rounds", "wallet"),
 }
 GOAL_READY_S, GOAL_RSS_MB, GOAL_REPLAY = 5.0, 300.0, 0.5
+GOAL_TWIN_S = 6.0 + 2.0  # issue 26: the session timeout (HOLDEM_SESSION_TIMEOUT_MS) + 2 s
 COLD_WITHIN_S = 3600.0
 
 
@@ -180,6 +181,53 @@ async def restart(launcher: Launcher, name: str) -> dict[str, Any]:
     service.start()
     figures = ready_figures(service, await service.wait_ready())
     return {"kill_to_ready_s": round(time.monotonic() - killed, 2), **figures}
+
+
+def owned(service: ServiceProcess) -> set[int]:
+    """The partitions of the instance's last rebuild since its start."""
+    replays = service.replays()
+    return set(replays[-1]["partitions"]) if replays else set()
+
+
+def split(first: ServiceProcess, second: ServiceProcess) -> bool:
+    """Whether the two instances' last rebuilds split the partitions between them."""
+    a, b = owned(first), owned(second)
+    return bool(a and b) and not a & b and a | b == set(range(PARTITIONS))
+
+
+async def twin_handover(launcher: Launcher, name: str) -> dict[str, Any]:
+    """A second instance beside the first, the first killed -9: seconds until the second has
+    rebuilt every partition, and where they go (the dead member's session, then the group's
+    rebalance and join, then the rebuild). The first is started again afterwards and the
+    second stopped, so the next service's figures start from one instance each."""
+    first = launcher.services[name]
+    label, _ = await launcher.add(name)
+    second = launcher.services[label]
+    whole = list(range(PARTITIONS))
+    deadline = time.monotonic() + COLD_WITHIN_S
+    while not split(first, second):
+        if time.monotonic() > deadline:
+            return {"failed": "the two instances never split the partitions"}
+        await asyncio.sleep(0.1)
+    before = len(second.replays())
+    first.kill()
+    killed = time.monotonic()
+    while not any(r.get("partitions") == whole for r in second.replays()[before:]):
+        if time.monotonic() > deadline or not second.alive:
+            return {"failed": "the second instance never rebuilt every partition"}
+        await asyncio.sleep(0.02)
+    seconds = time.monotonic() - killed
+    replayed = [r for r in second.replays()[before:] if r.get("partitions") == whole][-1]
+    replay_s = float(replayed.get("seconds", 0.0))
+    await launcher.retire(label)
+    first.start()
+    await first.wait_ready()
+    return {
+        "kill_to_all_partitions_s": round(seconds, 2),
+        "session_and_join_s": round(seconds - replay_s, 2),
+        "replay_s": round(replay_s, 2),
+        "events_replayed": int(replayed.get("events", 0)),
+    }
 
 
 def players_per_partition(players: int) -> list[str]:
@@ -305,6 +353,10 @@ async def measure_size(
         for name in SERVICES:
             result["restart"][name] = await restart(launcher, name)
             print(f"  restart {name}: {result['restart'][name]}", flush=True)
+        result["twin"] = {}
+        for name in SERVICES:
+            result["twin"][name] = await twin_handover(launcher, name)
+            print(f"  twin hand-over {name}: {result['twin'][name]}", flush=True)
         async with Operator(principals["operator"], topics, PARTITIONS) as operator:
             await asyncio.gather(
                 *(play_round(operator, p) for p in players_per_partition(args.players))
@@ -343,6 +395,21 @@ def table(results: list[dict[str, Any]]) -> str:
         f"goals: restart-to-ready <= {GOAL_READY_S:.0f} s, RSS <= {GOAL_RSS_MB:.0f} MB, "
         f"replay >= {GOAL_REPLAY} x the bare read"
     )
+    lines.append(
+        f"{'rounds':>9} {'service':10} {'twin: kill -> every partition s':>31} "
+        f"{'session+join s':>14} {'replay s':>8} {'events':>6}"
+    )
+    for result in results:
+        for name, twin in result.get("twin", {}).items():
+            if "failed" in twin:
+                lines.append(f"{result['rounds']:>9,} {name:10} {twin['failed']}")
+                continue
+            lines.append(
+                f"{result['rounds']:>9,} {name:10} {twin['kill_to_all_partitions_s']:31.2f} "
+                f"{twin['session_and_join_s']:14.2f} {twin['replay_s']:8.2f} "
+                f"{twin['events_replayed']:6}"
+            )
+    lines.append(f"goal: twin serving within the session timeout + 2 s = {GOAL_TWIN_S:.0f} s")
     return "\n".join(lines)
 
 
