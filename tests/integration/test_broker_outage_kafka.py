@@ -173,9 +173,10 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
 async def test_a_twin_through_a_broker_restart_leaves_one_owner_and_every_deposit_once(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
-    topics, launcher = await deployment(
-        broker, tmp_path, "twin", PARTITIONS, {"HOLDEM_TWIN_CHECK_S": "2"}
-    )
+    # Dynamic members: the twin watch's path (ADR 034). With static membership (ADR 037, the
+    # default) the broker fences a twin at its join: test_static_membership_kafka.py.
+    dynamic = {"HOLDEM_TWIN_CHECK_S": "2", "HOLDEM_STATIC_MEMBERSHIP": "false"}
+    topics, launcher = await deployment(broker, tmp_path, "twin", PARTITIONS, dynamic)
     kafka = broker.principals()
     supervise = Supervise(launcher)
     watch: asyncio.Task[None] | None = None

@@ -429,8 +429,10 @@ class StaticHeartbeatRequest(Request[_HeartbeatStruct | HeartbeatRequest_v3]):  
         self._beat = _BEAT.get()
 
     def build(self, request_struct_class: type[Any]) -> Any:
-        if self._beat is None or request_struct_class.API_VERSION < 3:
+        if request_struct_class.API_VERSION < 3:  # a broker before Kafka 2.3
             return request_struct_class(*self._fields)
+        if self._beat is None:  # a dynamic member: no instance id
+            return request_struct_class(*self._fields, None)
         struct = request_struct_class(*self._fields, self._beat.instance_id)
         struct.RESPONSE_TYPE = self._beat  # decodes the answer and notes a fence
         return struct
