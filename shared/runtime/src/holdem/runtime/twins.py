@@ -12,7 +12,11 @@ alert ``HoldemDuplicateInstance``); 0 once no such member is listed.
 A listing counts only when it lists this instance's own member too: one that does not (before
 this member joined, or a restarted broker's listing of members that died during its outage,
 issue 26) is not of the group as it now is, and proves nothing either way. A failed describe
-changes nothing."""
+changes nothing.
+
+Under static membership (ADR 037, the default) the broker itself fences a twin when it joins,
+and the group never lists two members with one instance id: the watch then reports nothing, and
+the fenced process's restarts page instead (``holdem_started_seconds``, ``HoldemRestartLoop``)."""
 
 from __future__ import annotations
 
