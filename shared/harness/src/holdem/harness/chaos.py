@@ -284,8 +284,8 @@ async def run_phase(
     actions_of: Plan | None = None,
     cleanup: Callable[[], Awaitable[None]] | None = None,
 ) -> Figures:
-    """One phase: the load, the actions (``actions_of``; default: ``schedule``'s kills, broker losses
-    and scaling) each at its mark, then ``cleanup``, the audit and the ownership check."""
+    """One phase: the load, the actions (``actions_of``; default: ``schedule``'s kills, broker
+    losses and scaling) each at its mark, then ``cleanup``, the audit and the ownership check."""
     figures = Figures(name)
     started = time.monotonic()
     bootstrap = await asyncio.to_thread(broker.up)
