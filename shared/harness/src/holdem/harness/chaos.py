@@ -283,6 +283,7 @@ async def run_phase(
     broker_kills: int,
     actions_of: Plan | None = None,
     cleanup: Callable[[], Awaitable[None]] | None = None,
+    step_s: float = STEP_S,
 ) -> Figures:
     """One phase: the load, the actions (``actions_of``; default: ``schedule``'s kills, broker
     losses and scaling) each at its mark, then ``cleanup``, the audit and the ownership check."""
@@ -315,7 +316,7 @@ async def run_phase(
     # VOID_EVERY voided by the operator.
     room = ROOM * max(-(-rounds // len(MIXED)), 50)
     players = max(config.players // len(MIXED), 1)
-    plans = [(LoadPlan(room, players, voids=room // VOID_EVERY, step_s=STEP_S), s) for s in MIXED]
+    plans = [(LoadPlan(room, players, voids=room // VOID_EVERY, step_s=step_s), s) for s in MIXED]
     async with launcher, Operator(kafka["operator"], topics, config.partitions) as client:
         for plan, _ in plans:
             await fund(client, plan)
@@ -380,6 +381,7 @@ async def run(config: Config) -> list[Figures]:
 
 
 async def run_outages(config: Config) -> Figures:
+    from holdem.harness.chaos_outages import STEP_S as OUTAGE_STEP_S
     from holdem.harness.chaos_outages import Outages
     from holdem.harness.chaos_outages import schedule as outage_steps
 
@@ -395,7 +397,9 @@ async def run_outages(config: Config) -> Figures:
             await outages.stop_twins()
 
     try:
-        return await run_phase(config, broker, "outages", config.outage_rounds, 0, 0, plan, cleanup)
+        return await run_phase(
+            config, broker, "outages", config.outage_rounds, 0, 0, plan, cleanup, OUTAGE_STEP_S
+        )
     finally:
         await asyncio.to_thread(broker.down, wipe=True)
 
