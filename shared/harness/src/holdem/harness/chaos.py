@@ -35,6 +35,9 @@ from holdem.core.strategy import STRATEGIES, Decide
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import check, read_run
+from holdem.harness.chaos_outages import STEP_S as OUTAGE_STEP_S
+from holdem.harness.chaos_outages import Outages
+from holdem.harness.chaos_outages import schedule as outage_steps
 from holdem.harness.load import Plan as LoadPlan
 from holdem.harness.load import Tally, fund, play
 from holdem.harness.ownership import check_ownership
@@ -381,10 +384,6 @@ async def run(config: Config) -> list[Figures]:
 
 
 async def run_outages(config: Config) -> Figures:
-    from holdem.harness.chaos_outages import STEP_S as OUTAGE_STEP_S
-    from holdem.harness.chaos_outages import Outages
-    from holdem.harness.chaos_outages import schedule as outage_steps
-
     broker = LocalBroker(config.log_dir / "kafka-outages", keep=True)
     steps: list[Outages] = []
 

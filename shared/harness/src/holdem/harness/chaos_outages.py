@@ -14,11 +14,40 @@ the ownership check and every round ended."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from holdem.harness.chaos import Action, Chaos
-from holdem.ops.launcher import SERVICES, ServiceProcess
+from holdem.harness.load import Tally
+from holdem.ops.broker import LocalBroker
+from holdem.ops.launcher import SERVICES, Launcher, ServiceProcess
+
+Action = Callable[[], Awaitable[None]]
+
+
+class Seen(Protocol):
+    """What a step records (``chaos.Figures``)."""
+
+    tally: Tally
+    broker_kills: list[float]
+    serving: list[tuple[str, float]]
+    violations: list[str]
+
+
+class Stage(Protocol):
+    """Where the steps act (``chaos.Chaos``: its launcher, broker, figures and seeded rng)."""
+
+    @property
+    def launcher(self) -> Launcher: ...
+    @property
+    def broker(self) -> LocalBroker: ...
+    @property
+    def figures(self) -> Seen: ...
+    @property
+    def rng(self) -> random.Random: ...
+
 
 SERVING_WITHIN_S = 240.0  # bound on the wait for the first round after a step (then a violation)
 # Bound on each wait of a player for an answer in this phase (then "stalled", a violation): a
@@ -32,7 +61,7 @@ STEP_S = 600.0
 class Outages:
     """The steps of the phase, on ``chaos``'s launcher, broker, supervisor and seeded rng."""
 
-    chaos: Chaos
+    chaos: Stage
     outage_s: tuple[float, float]
     twins: list[ServiceProcess] = field(default_factory=list)
 
