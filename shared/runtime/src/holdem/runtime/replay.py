@@ -55,7 +55,7 @@ async def replay(
 
     The end offsets are taken once no transaction open when the replay starts is still open
     (``settled_ends``): a state rebuilt without the records of one would lack them for good, since
-    they were written before it and only new records follow. ``stuck``, if given, is awaited once
+    they were written before it and only new records follow. ``stuck``, if given, is awaited
     when they are still open after ``stuck_after_s`` (the rebuild renews its transactional id:
     the broker then aborts what that id left open, ADR 034), and the transactional ids of the
     producers still holding them, its service's previous owners of the partitions, are fenced
