@@ -54,7 +54,7 @@ test-slow: install  ## exhaustive checks (all 133,784,560 seven-card hands)
 
 CHAOS_ROUNDS ?= 10000
 CHAOS_NODES ?= both
-chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; audit + ownership (CHAOS_ROUNDS, CHAOS_SEED, CHAOS_NODES=1|3|both)
+chaos: install  ## issue 8's proof under fire: kills, broker losses, scaling; audit + ownership (CHAOS_ROUNDS, CHAOS_SEED, CHAOS_NODES=1|3|both, CHAOS_PHASES=single,cluster,outages)
 	$(PY) -m holdem.harness.chaos --rounds $(CHAOS_ROUNDS) --nodes $(CHAOS_NODES) $(if $(CHAOS_SEED),--seed $(CHAOS_SEED))
 
 soak: install  ## an hour of steady open-loop load after a warm-up (SOAK_MINUTES, SOAK_WARMUP, SOAK_RATE rounds/s): memory, p99, lag, topic sizes, errors, audit; report in docs/soak/

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.consumer import group_coordinator
+from aiokafka.errors import KafkaError
 from aiokafka.protocol.commit import OffsetFetchRequest
 from support.kafka import Cluster
 
@@ -178,3 +179,43 @@ async def test_a_transaction_the_broker_keeps_open_is_ended_by_renewing_its_tran
             await made.stop()
         with contextlib.suppress(Exception):  # fenced by the renewal
             await stale.stop()
+
+
+async def test_a_rebuild_fences_the_previous_owner_whose_transaction_outlives_its_timeout(
+    kafka: Cluster, topic: str, producer: AIOKafkaProducer
+) -> None:
+    """Issue 26 item 5, ADR 039: the transaction held open past its timeout is another
+    instance's (the partition's previous owner), so renewing the rebuild's own transactional id
+    does not end it. A transaction timeout of 15 minutes stands in for the broker that does not
+    abort it. The rebuild asks the leader which producer holds the partition and the coordinator
+    which transactional id that is, fences it, and reads on without the open record; the holder's
+    commit is refused. Before ADR 039 this replay waited out its bound (TimeoutError)."""
+    await committed_records(producer, topic, [b"before"])
+    holder = AIOKafkaProducer(
+        **kafka.admin.kwargs(),
+        transactional_id=f"{topic}-previous-owner",
+        transaction_timeout_ms=900_000,
+    )
+    own = KafkaProducer(kafka.admin, f"{topic}-own")
+    await holder.start()
+    await own.start()
+    try:
+        await holder.begin_transaction()
+        await holder.send_and_wait(topic, value=b"left open", partition=0)
+        read: list[bytes] = []
+        count = await replay(
+            kafka.admin,
+            [topic],
+            [0],
+            lambda t, value, k, p, h: read.append(value),
+            timeout_s=45,
+            stuck=own.renew,
+            stuck_after_s=1.0,
+        )
+        assert read == [b"before"] and count == 1  # the open record was aborted, never read
+        with pytest.raises(KafkaError):  # fenced: a newer epoch of its id
+            await holder.commit_transaction()
+    finally:
+        await own.stop()
+        with contextlib.suppress(Exception):
+            await holder.stop()

@@ -4,6 +4,9 @@ Phase ``single``: one broker kept on its data; two instances per service; player
 strategies, some rounds voided by the operator; SIGKILLs of random instances, broker kill -9
 and restart on its data, an instance of some service stopped for good (SIGTERM) and one added.
 Phase ``cluster``: the same on a three-node cluster, with one node SIGKILLed and brought back.
+Phase ``outages`` (``holdem.harness.chaos_outages``): long broker outages with every instance of a
+service killed in them, everything killed right after one, twins through a broker restart; the
+seconds from the broker answering again to the next round ended are printed ("serving again").
 Actions fire as the rounds ended reach evenly spaced marks, so each lands under load. A
 process that exits on its own (status 70 after a broker loss, say) is started again as a
 supervisor would, and counted. Afterwards every record of the run is audited
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import random
 import statistics
 import sys
@@ -31,7 +35,11 @@ from holdem.core.strategy import STRATEGIES, Decide
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import check, read_run
-from holdem.harness.load import Plan, Tally, fund, play
+from holdem.harness.chaos_outages import STEP_S as OUTAGE_STEP_S
+from holdem.harness.chaos_outages import Outages
+from holdem.harness.chaos_outages import schedule as outage_steps
+from holdem.harness.load import Plan as LoadPlan
+from holdem.harness.load import Tally, fund, play
 from holdem.harness.ownership import check_ownership
 from holdem.ops.broker import LaunchError, LocalBroker
 from holdem.ops.launcher import SERVICES, Launcher
@@ -58,6 +66,8 @@ class Config:
     partitions: int = 6
     seed: int = 0
     phases: tuple[str, ...] = ("single", "cluster")
+    outage_s: tuple[float, float] = (40.0, 90.0)  # phase outages: each outage, uniform
+    outage_rounds: int = 60  # phase outages: rounds at least (the load runs until every step)
     log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="holdem-chaos-")))
 
 
@@ -68,6 +78,7 @@ class Figures:
     phase: str
     kills: list[tuple[str, float]] = field(default_factory=list)  # label, s until ready again
     broker_kills: list[float] = field(default_factory=list)  # s from kill -9 to serving again
+    serving: list[tuple[str, float]] = field(default_factory=list)  # step, s from broker back
     scaled: list[str] = field(default_factory=list)
     exits: Counter[str] = field(default_factory=Counter)  # "label:code" of unasked exits
     restarts: list[float] = field(default_factory=list)  # supervisor restarts: s to ready
@@ -90,6 +101,14 @@ class Figures:
             f"{_median(ready):.1f}s max {max(ready, default=0.0):.1f}s",
             f"[{self.phase}] broker kill -9 + restart: {len(self.broker_kills)} "
             f"(serving again after {', '.join(f'{s:.1f}s' for s in self.broker_kills) or '-'})",
+            *(
+                [
+                    f"[{self.phase}] serving again (broker answering to a round ended): "
+                    + "; ".join(f"{step} {s:.1f}s" for step, s in self.serving)
+                ]
+                if self.serving
+                else []
+            ),
             f"[{self.phase}] unasked exits restarted by the supervisor: {len(self.restarts)} "
             f"{dict(self.exits)}",
             f"[{self.phase}] scaled: {'; '.join(self.scaled) or '-'}",
@@ -255,9 +274,22 @@ async def report_progress(figures: Figures, target: int) -> None:
         )
 
 
+Plan = Callable[[Chaos], list[tuple[int, Action]]]
+
+
 async def run_phase(
-    config: Config, broker: LocalBroker, name: str, rounds: int, kills: int, broker_kills: int
+    config: Config,
+    broker: LocalBroker,
+    name: str,
+    rounds: int,
+    kills: int,
+    broker_kills: int,
+    actions_of: Plan | None = None,
+    cleanup: Callable[[], Awaitable[None]] | None = None,
+    step_s: float = STEP_S,
 ) -> Figures:
+    """One phase: the load, the actions (``actions_of``; default: ``schedule``'s kills, broker
+    losses and scaling) each at its mark, then ``cleanup``, the audit and the ownership check."""
     figures = Figures(name)
     started = time.monotonic()
     bootstrap = await asyncio.to_thread(broker.up)
@@ -277,13 +309,17 @@ async def run_phase(
     rng = random.Random(f"{config.seed}/{name}")
     supervisor = Supervisor(launcher, figures)
     chaos = Chaos(launcher, broker, figures, supervisor, rng)
-    actions = schedule(chaos, rounds, kills, broker_kills, node=broker.nodes > 1)
+    actions = (
+        actions_of(chaos)
+        if actions_of is not None
+        else schedule(chaos, rounds, kills, broker_kills, node=broker.nodes > 1)
+    )
     # The load runs until every action has fired and ``rounds`` rounds have ended: each plan
     # has room for far more than its share (the actions take their time), one round in
     # VOID_EVERY voided by the operator.
     room = ROOM * max(-(-rounds // len(MIXED)), 50)
     players = max(config.players // len(MIXED), 1)
-    plans = [(Plan(room, players, voids=room // VOID_EVERY, step_s=STEP_S), s) for s in MIXED]
+    plans = [(LoadPlan(room, players, voids=room // VOID_EVERY, step_s=step_s), s) for s in MIXED]
     async with launcher, Operator(kafka["operator"], topics, config.partitions) as client:
         for plan, _ in plans:
             await fund(client, plan)
@@ -299,6 +335,8 @@ async def run_phase(
             await asyncio.sleep(0.2)
         stop.set()
         await load
+        if cleanup is not None:
+            await cleanup()
         figures.tally.started = started
         watch.cancel()
         progress.cancel()
@@ -307,7 +345,7 @@ async def run_phase(
     report = check(records, operator=operator_of_prefix(topics.prefix))
     ownership = check_ownership(records)
     figures.records, figures.decided = report.records, ownership.decided
-    figures.violations = [*report.violations, *ownership.violations]
+    figures.violations = [*figures.violations, *report.violations, *ownership.violations]
     figures.violations += [f"stalled: {s}" for s in figures.tally.stalled]
     if fired < len(actions):
         figures.violations.append(f"only {fired} of {len(actions)} chaos actions fired")
@@ -340,7 +378,29 @@ async def run(config: Config) -> list[Figures]:
             )
         finally:
             await asyncio.to_thread(cluster.down, wipe=True)
+    if "outages" in config.phases:
+        done.append(await run_outages(config))
     return done
+
+
+async def run_outages(config: Config) -> Figures:
+    broker = LocalBroker(config.log_dir / "kafka-outages", keep=True)
+    steps: list[Outages] = []
+
+    def plan(chaos: Chaos) -> list[tuple[int, Action]]:
+        steps.append(Outages(chaos, config.outage_s))
+        return outage_steps(steps[0], config.outage_rounds)
+
+    async def cleanup() -> None:
+        for outages in steps:
+            await outages.stop_twins()
+
+    try:
+        return await run_phase(
+            config, broker, "outages", config.outage_rounds, 0, 0, plan, cleanup, OUTAGE_STEP_S
+        )
+    finally:
+        await asyncio.to_thread(broker.down, wipe=True)
 
 
 def parse_args(argv: list[str] | None) -> Config:
@@ -358,15 +418,31 @@ def parse_args(argv: list[str] | None) -> Config:
     add("--seed", type=int, default=None, help="default: random (printed)")
     add("--nodes", choices=("1", "3", "both"), default="both", help="which phases to run")
     add("--log-dir", type=Path, default=None)
+    add(
+        "--phases",
+        default=os.environ.get("CHAOS_PHASES") or None,
+        help="comma-separated phases of single, cluster, outages (default: CHAOS_PHASES, "
+        "else --nodes)",
+    )
+    add("--outage-s", default="40,90", help="phase outages: each outage's bounds, seconds")
+    add("--outage-rounds", type=int, default=defaults.outage_rounds)
     args = parser.parse_args(argv)
     if min(args.rounds, args.cluster_rounds, args.players, args.instances) < 1:
         parser.error("rounds, players and instances must be positive")
     phases = {"1": ("single",), "3": ("cluster",), "both": ("single", "cluster")}[args.nodes]
+    if args.phases:
+        phases = tuple(p.strip() for p in args.phases.split(",") if p.strip())
+        unknown = set(phases) - {"single", "cluster", "outages"}
+        if unknown:
+            parser.error(f"unknown phases {sorted(unknown)}")
+    low, high = (float(s) for s in args.outage_s.split(","))
     counts = ("rounds", "cluster_rounds", "players", "kills", "cluster_kills", "broker_kills")
     return Config(
         **{name: getattr(args, name) for name in (*counts, "instances", "partitions")},
         seed=args.seed if args.seed is not None else random.randrange(2**32),
         phases=phases,
+        outage_s=(low, high),
+        outage_rounds=args.outage_rounds,
         **({"log_dir": args.log_dir} if args.log_dir else {}),
     )
 

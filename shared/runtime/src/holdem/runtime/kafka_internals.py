@@ -43,6 +43,8 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
    static member when it stops, so a graceful stop would leave its partitions idle for a
    session timeout: ``install()`` has the coordinator's close send LeaveGroup v3 naming the
    instance (a kill -9 sends nothing: its restart takes the place back with no rebalance).
+7. A request of our own (``holdem.runtime.open_transactions``: DescribeProducers,
+   ListTransactions) sent on a consumer's connections: ``send_to``, ``leader_of``, ``brokers``.
 """
 
 from __future__ import annotations
@@ -81,12 +83,15 @@ __all__ = [
     "InstanceFencedError",
     "Member",
     "Membership",
+    "brokers",
     "busy",
     "high_watermarks",
     "install",
     "known_position",
+    "leader_of",
     "membership",
     "send_offsets_as",
+    "send_to",
 ]
 
 TESTED = ("0.14.",)  # aiokafka releases whose private API this module was tested with
@@ -587,3 +592,21 @@ async def high_watermarks(
         return found
     finally:
         fetcher._isolation_level = kept
+
+
+async def send_to(consumer: aiokafka.AIOKafkaConsumer, node_id: int, request: Request[Any]) -> Any:
+    """``request`` sent to node ``node_id`` on ``consumer``'s client; the decoded response."""
+    return await consumer._client.send(node_id, request)
+
+
+def leader_of(consumer: aiokafka.AIOKafkaConsumer, tp: aiokafka.TopicPartition) -> int:
+    """The node leading ``tp`` in ``consumer``'s metadata (LookupError if it knows none)."""
+    leader = consumer._client.cluster.leader_for_partition(tp)
+    if leader is None or leader < 0:
+        raise LookupError(f"no known leader for {tp}")
+    return int(leader)
+
+
+def brokers(consumer: aiokafka.AIOKafkaConsumer) -> list[int]:
+    """The node ids ``consumer``'s metadata knows."""
+    return sorted(broker.nodeId for broker in consumer._client.cluster.brokers())

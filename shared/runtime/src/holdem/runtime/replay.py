@@ -10,9 +10,11 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime.kafka_internals import high_watermarks
+from holdem.runtime.open_transactions import release
 from holdem.runtime.transport import Apply, Wanted, type_header
 
 FETCH_BYTES = 4 * 1024 * 1024  # per partition and fetch: a replay reads long runs of records
@@ -25,6 +27,7 @@ SETTLE_POLL_S = 0.05  # how often a replay asks whether the transactions open at
 STUCK_AFTER_S = 20.0
 log = structlog.get_logger(__name__)
 Stuck = Callable[[], Awaitable[None]]
+Unstick = Callable[[list[TopicPartition]], Awaitable[None]]
 
 
 __all__ = ["Apply", "Merge", "Wanted", "replay", "type_header"]
@@ -52,9 +55,11 @@ async def replay(
 
     The end offsets are taken once no transaction open when the replay starts is still open
     (``settled_ends``): a state rebuilt without the records of one would lack them for good, since
-    they were written before it and only new records follow. ``stuck``, if given, is awaited once
+    they were written before it and only new records follow. ``stuck``, if given, is awaited
     when they are still open after ``stuck_after_s`` (the rebuild renews its transactional id:
-    the broker then aborts what that id left open, ADR 034)."""
+    the broker then aborts what that id left open, ADR 034), and the transactional ids of the
+    producers still holding them, its service's previous owners of the partitions, are fenced
+    (``open_transactions.release``, ADR 039); both again every ``stuck_after_s``."""
     assignment = [TopicPartition(t, p) for t in topics for p in partitions]
     if not assignment:
         return 0
@@ -70,7 +75,18 @@ async def replay(
     try:
         written = await high_watermarks(consumer, assignment)  # before assign: no fetch yet
         consumer.assign(assignment)
-        ends = await settled_ends(consumer, written, timeout_s, stuck, stuck_after_s)
+        unstick: Unstick | None = None
+        if stuck is not None:
+            renew = stuck
+
+            async def unstick(open_: list[TopicPartition]) -> None:
+                await renew()
+                try:
+                    await release(connection, consumer, {tp: written[tp] for tp in open_})
+                except (KafkaError, LookupError, TimeoutError, OSError) as error:
+                    log.error("could not end the open transactions", error=repr(error))
+
+        ends = await settled_ends(consumer, written, timeout_s, unstick, stuck_after_s)
         starts = starts or {}
         pending = {tp for tp in assignment if ends[tp] > starts.get(tp, 0)}
         if not pending:
@@ -110,7 +126,7 @@ async def settled_ends(
     consumer: AIOKafkaConsumer,
     written: Mapping[TopicPartition, int],
     timeout_s: float,
-    stuck: Stuck | None = None,
+    stuck: Unstick | None = None,
     stuck_after_s: float = STUCK_AFTER_S,
 ) -> dict[TopicPartition, int]:
     """The last stable offsets of the partitions (``consumer`` reads committed data) once each
@@ -122,22 +138,25 @@ async def settled_ends(
     predecessor's last batch (the zombie), whose transaction can still commit. Read to the last
     stable offset alone, the state would lack them, and the instance would take its own dealt
     round for one never dealt. ``TimeoutError`` after ``timeout_s`` (past the producers'
-    transaction timeout, after which the broker aborts what is still open)."""
+    transaction timeout, after which the broker aborts what is still open). ``stuck(open)`` is
+    awaited every ``stuck_after_s`` while some are still open."""
     started = time.monotonic()
     deadline = started + timeout_s
+    unstick_at = started + stuck_after_s
     tps = list(written)
     while True:
         stable: dict[TopicPartition, int] = await consumer.end_offsets(tps)
         open_ = sorted(tp for tp in tps if stable[tp] < written[tp])
         if not open_:
             return stable
-        if stuck is not None and time.monotonic() - started > stuck_after_s:
+        if stuck is not None and time.monotonic() > unstick_at:
             log.warning(
-                "transactions open past the transaction timeout: renewing the transactional id",
+                "transactions open past the transaction timeout: fencing their transactional ids",
                 partitions=[f"{tp.topic}-{tp.partition}" for tp in open_],
+                waited_s=round(time.monotonic() - started, 1),
             )
-            await stuck()
-            stuck = None  # once: another producer's transaction is the broker's to end
+            await stuck(open_)
+            unstick_at = time.monotonic() + stuck_after_s
         if time.monotonic() > deadline:
             raise TimeoutError(
                 f"transactions still open after {timeout_s:.0f}s on {open_}: "
