@@ -237,7 +237,7 @@ async def _answer(stack: Stack, body: dict[str, Any], row: Row) -> list[str]:
             lambda: first(stack, kind[1], causation_id=body["event_id"]), what
         )
     except AssertionError:
-        others = [r.message.type for r in stack.observer.records  # type: ignore[union-attr]
+        others = [r.message.type for r in stack.observer.records
                   if r.message is not None
                   and getattr(r.message, "causation_id", None) == body["event_id"]]  # fmt: skip
         return [f"{row.example}: no {kind[1]} (answered {others})"]
