@@ -152,6 +152,35 @@ for _name, _raw, _reason in BAD_RECORDS:
     bad_record(_name, _raw, _reason)
 
 
+def unknown_field(name: str, field: str, make: Callable[[str], dict[str, Any]]) -> None:
+    """A command carrying a field its version does not declare: refused ``invalid`` naming the
+    field (ADR 038), never played without it; the funded player's money does not move."""
+
+    async def run(h: Hostile) -> str:
+        player = await h.funded()
+        await h.json(player, make(player))
+        refused = await h.refused(player)
+        assert refused.reason == "invalid" and field in refused.detail, refused
+        assert h.money(player) == ["wallet.deposited"]
+        assert not [e for e in h.stack.events(player) if e.type == "round.bet_placed"]
+        return f"rejected.message invalid ({refused.detail[:60]})"
+
+    attack(name)(run)
+
+
+unknown_field(
+    "a misspelled aa_bonsu on a PlaceBet (would play without the side bet)",
+    "aa_bonsu",
+    lambda p: body("command.place_bet", p, round_id=f"{p}-r", currency="EUR", ante=10,
+                   aa_bonsu=10),
+)  # fmt: skip
+unknown_field(
+    "a 900 kB pad in a field no Deposit declares",
+    "pad",
+    lambda p: deposit(p, pad="x" * 900_000),
+)
+
+
 @attack("a Unicode player_id on a Deposit (the old partition stall)")
 async def unicode_deposit(h: Hostile) -> str:
     player = h.player()

@@ -1,11 +1,13 @@
 """The boundary refuses what the published JSON Schemas refuse (issue 29 defect 1).
 
-For every command and query schema in docs/contracts/schemas, a valid example is mutated field
-by field against the keywords its schema states (tests/support/schema_mutations.py: format,
-bounds, lengths, pattern, enum, const, type, required, additionalProperties; a mutation counts
-only if the schema refuses it). Each mutated record is sent to the service that answers for it,
-running on the in-memory transport: it must answer exactly one dead letter, ``invalid``, and
-publish nothing else (no ``processing_failed``, no malfunction, no money movement, no reply)."""
+For every command, admin command and query schema in docs/contracts/schemas (older versions'
+files too), a valid example is mutated field by field against the keywords its schema states
+(tests/support/schema_mutations.py: format, bounds, lengths, pattern, enum, const, type,
+required, additionalProperties; a mutation counts only if the schema refuses it). Every one of
+these schemas refuses unknown fields (ADR 038), so each gets a misspelled field, which must be
+refused naming it. Each mutated record is sent to the service that answers for it, running on
+the in-memory transport: it must answer exactly one dead letter, ``invalid``, and publish
+nothing else (no ``processing_failed``, no malfunction, no money movement, no reply)."""
 
 from __future__ import annotations
 
@@ -33,15 +35,38 @@ from holdem.wallet.settings import WalletSettings
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "docs" / "contracts" / "schemas"
 PUBLISHED = sorted(
-    path.name for path in SCHEMAS.glob("*.json") if path.name.startswith(("command.", "query."))
+    path.name
+    for path in SCHEMAS.glob("*.json")
+    if path.name.startswith(("command.", "admin.", "query."))
 )
 AT = "2026-12-04T21:46:30Z"
 ENVELOPE = {"event_id": "e-1", "player_id": "p1", "occurred_at": AT, "causation_id": "x-1"}
 COMMAND = {**ENVELOPE, "command_id": "c-1", "correlation_id": "k-1"}
 QUERY = {**ENVELOPE, "correlation_id": "k-1", "requester_id": "lobby-1"}
 MONEY = {"currency": "EUR", "amount": 2_500}
+# An admin command is the table's (keyed by table_id), not a player's.
+ADMIN = {"event_id": "e-1", "table_id": "t-1", "occurred_at": AT, "command_id": "c-1"}
+ADMIN |= {"causation_id": "x-1", "correlation_id": "k-1"}
+TERMS = {
+    "operator_id": "op-1",
+    "currency": "EUR",
+    "ante_min": 100,
+    "ante_max": 10_000,
+    "bonus_max": 5_000,
+    "chips": [100, 500, 2_500],
+    "off_chips": "reject",
+    "decision_timeout_s": 30,
+    "timeout_policy": "fold",
+    "idle_timeout_s": 900,
+    "mode": "real",
+    "pay_table": "standard-1",
+    "history_length": 10,
+}
 # One valid body per type, with its optional fields present so that they are mutated too.
 EXAMPLES: dict[str, dict[str, Any]] = {
+    "admin.change_table": {**ADMIN, "expected_version": 1, "terms": TERMS},
+    "admin.close_table": {**ADMIN, "expected_version": 1},
+    "admin.create_table": {**ADMIN, "terms": TERMS},
     "command.acknowledge_reality_check": {**COMMAND, "table_id": "t-1", "round_id": "r-1"},
     "command.block_player": {**COMMAND, "reason": "self-exclusion"},
     "command.call": {**COMMAND, "round_id": "r-1"},
@@ -108,7 +133,16 @@ def example(schema: dict[str, Any]) -> dict[str, Any]:
 def owner(kind: str) -> str:
     if kind.startswith("query."):
         return "query"
+    if kind.startswith("admin."):
+        return "wallet"  # it keeps the table book (ADR 018)
     return next(name for name, kinds in COMMAND_OWNERS.items() if kind in kinds)
+
+
+def role_and_key(kind: str) -> tuple[str, bytes]:
+    """The topic a body of type ``kind`` is sent on, and the record key it must carry."""
+    if kind.startswith("admin."):
+        return "admin", b"t-1"
+    return ("queries" if kind.startswith("query.") else "commands"), b"p1"
 
 
 def service(name: str, transport: MemoryTransport) -> ServiceApp:
@@ -134,11 +168,13 @@ def committed(log: Log) -> dict[str, int]:
     return {log.topic(role): len(log.records(role)) for role in roles}
 
 
-async def answers(log: Log, role: str, body: dict[str, Any]) -> tuple[dict[str, int], list[Any]]:
+async def answers(
+    log: Log, role: str, body: dict[str, Any], key: bytes
+) -> tuple[dict[str, int], list[Any]]:
     """What one record caused: the new record count per topic, and its dead letters."""
     before = committed(log)
     rejected_before = len(log.values("rejected"))
-    await log.publish(role, json.dumps(body).encode(), key=b"p1")
+    await log.publish(role, json.dumps(body).encode(), key=key)
     after = committed(log)
     grown = {topic: after[topic] - before.get(topic, 0) for topic in after}
     letters = [parse("rejected", raw) for raw in log.values("rejected")[rejected_before:]]
@@ -160,21 +196,27 @@ async def test_what_the_schema_refuses_is_refused_invalid_and_nothing_else(name:
     kind = valid["type"]
     found = mutations(schema, valid)
     keywords = {m.keyword for m in found}
-    # Every schema states at least ids (pattern, lengths), a time (format) and required fields.
+    # Every schema states at least ids (pattern, lengths), a time (format), required fields, and
+    # that it refuses a field it does not declare (ADR 038).
     assert {"required", "format", "pattern", "minLength", "maxLength", "type"} <= keywords
-    role = "queries" if kind.startswith("query.") else "commands"
+    assert schema.get("additionalProperties") is False, f"{name} allows unknown fields"
+    assert "additionalProperties" in keywords
+    role, key = role_and_key(kind)
     wrong: list[str] = []
     async with running(owner(kind)) as log:
         rejected_topic = log.topic("rejected")
         for mutation in found:
-            grown, letters = await answers(log, role, mutation.body)
+            grown, letters = await answers(log, role, mutation.body, key)
             reasons = [
                 (m.service, m.reason.value) for m in letters if isinstance(m, MessageRejected)
             ]
-            if grown != {rejected_topic: 1} or reasons != [(owner(kind), "invalid")]:
+            unnamed = mutation.keyword == "additionalProperties" and not all(
+                mutation.path[-1] in m.detail for m in letters if isinstance(m, MessageRejected)
+            )
+            if grown != {rejected_topic: 1} or reasons != [(owner(kind), "invalid")] or unnamed:
                 wrong.append(f"{mutation.name} {_shown(mutation)}: {grown} {reasons}")
         # The unmutated example passes the boundary (whatever the service then decides of it).
-        _, letters = await answers(log, role, valid)
+        _, letters = await answers(log, role, valid, key)
     assert not wrong, f"{len(wrong)} of {len(found)} not refused invalid alone:\n" + "\n".join(
         wrong
     )

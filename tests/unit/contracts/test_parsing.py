@@ -1,4 +1,5 @@
-"""Every bad record gets a typed reason; unknown optional fields are ignored."""
+"""Every bad record gets a typed reason. A command, admin command or query refuses a field its
+version does not declare, naming it; an event or reply ignores unknown fields (ADR 038)."""
 
 from __future__ import annotations
 
@@ -28,9 +29,47 @@ def raw(**changes: object) -> bytes:
     return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
 
 
-def test_a_valid_command_parses_and_ignores_unknown_fields() -> None:
-    bet = parse("commands", raw(table_colour="green"))
+def test_a_valid_command_parses() -> None:
+    bet = parse("commands", raw())
     assert isinstance(bet, PlaceBet) and bet.ante == 500 and bet.aa_bonus == 0
+
+
+@pytest.mark.parametrize("field", ["aa_bonsu", "table_colour", "pad"])
+def test_a_command_with_a_field_its_version_does_not_declare_is_refused_naming_it(
+    field: str,
+) -> None:
+    with pytest.raises(ContractError) as refused:
+        parse("commands", raw(**{field: "x" * 10}))
+    assert refused.value.reason == Reason.INVALID and field in refused.value.detail
+
+
+def test_a_v1_place_bet_names_its_table_as_its_published_schema_declares() -> None:
+    bet = parse("commands", raw(version=1, table_id="eur-low"))
+    assert isinstance(bet, PlaceBet) and bet.version == 1 and bet.table_id == "eur-low"
+    v1 = json.loads((SCHEMAS / "command.place_bet.v1.json").read_text())
+    assert validator(v1).is_valid(json.loads(raw(version=1, table_id="eur-low")))
+
+
+def test_a_v1_history_query_with_a_table_is_refused_as_its_schema_refuses_it() -> None:
+    query = {"type": "query.history", "version": 1, "event_id": "q1", "player_id": "p1",
+             "occurred_at": "2026-01-01T00:00:00Z", "correlation_id": "c1",
+             "requester_id": "r1", "table_id": "eur-low"}  # fmt: skip
+    with pytest.raises(ContractError) as refused:
+        parse("queries", json.dumps(query).encode())
+    assert refused.value.reason == Reason.INVALID and "table_id" in refused.value.detail
+    v1 = json.loads((SCHEMAS / "query.history.v1.json").read_text())
+    assert not validator(v1).is_valid(query)
+    assert parse("queries", json.dumps({**query, "version": 2}).encode()).table_id == "eur-low"
+
+
+def test_an_event_or_reply_ignores_a_field_it_does_not_know() -> None:
+    # Our own log, re-read by mixed releases (ADR 032), and operators' consumers survive our
+    # additions: a newer release's optional field is ignored, not refused (ADR 038).
+    refused = {"type": "reply.refused", "version": 1, "event_id": "y1", "player_id": "p1",
+               "occurred_at": "2026-01-01T00:00:00Z", "correlation_id": "c1",
+               "requester_id": "r1", "query_type": "query.balance",
+               "reason": "unknown_player", "added_later": 1}  # fmt: skip
+    assert parse("replies", json.dumps(refused).encode()).reason == "unknown_player"
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Message contracts: pydantic v2 models, one discriminated union per topic, and their parsing.
 
 Operators import these to build commands and read events. Every model is frozen, carries a
-stable ``type`` and a ``version``; unknown optional fields are ignored.
+stable ``type`` and a ``version``. A command, admin command or query refuses a field its version
+does not declare; an event or reply ignores unknown fields (ADR 038).
 """
 
 from __future__ import annotations

@@ -95,8 +95,17 @@ class Message(Envelope):
         return self.player_id
 
 
+# What an operator sends us (commands, admin commands, queries) refuses a field its version does
+# not declare (ADR 038): a misspelled ``aa_bonsu`` is refused ``invalid`` naming the field, never
+# played without the side bet. What we publish (events, replies) keeps ignoring unknown fields: our
+# own log is re-read by mixed releases (ADR 032), and operators' consumers survive our additions.
+INPUT = ConfigDict(extra="forbid")
+
+
 class Command(Message):
     """Operator → us. ``command_id`` is the client's idempotency key."""
+
+    model_config = INPUT
 
     TOPIC: ClassVar[str] = "commands"
     OWNER: ClassVar[str] = ""  # the service that answers it, and its command ids' scope

@@ -17,9 +17,11 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 from holdem.core.contracts.base import (
+    INPUT,
     Amount,
     Balance,
     CardText,
@@ -50,6 +52,7 @@ LIMITS_KEPT = 32
 
 
 class Query(Message):
+    model_config = INPUT  # unknown fields refused (ADR 038)
     TOPIC: ClassVar[str] = "queries"
     correlation_id: Id  # required: the reply carries it back
     requester_id: Id  # who reads the reply (its key)
@@ -81,6 +84,13 @@ class HistoryQuery(Query):
     limit: int | None = Field(default=None, ge=1, le=HISTORY_ASKED_MAX)
     mode: Mode = Mode.REAL  # fun: refused, fun rounds are never kept
     table_id: Id | None = None
+
+    @model_validator(mode="after")
+    def _table_only_in_v2(self) -> HistoryQuery:
+        # v1's published schema declares no table_id and refuses unknown fields (ADR 038).
+        if self.version == 1 and self.table_id is not None:
+            raise ValueError("a v1 history query has no table_id (send version 2)")
+        return self
 
 
 class RoundSummaryQuery(Query):
@@ -212,7 +222,44 @@ class QueryReason(StrEnum):
     FUN_NOT_KEPT = "fun_not_kept"  # history in fun mode: fun rounds are never kept
 
 
+# The figures a round has not reached yet, by state: the call before a decision, the returns
+# and what was won before the round is over. A reply leaves them out rather than show a 0 the
+# round has not come to (issue 29: a dealt round showed ``call 0``).
+_NOT_YET: dict[str, frozenset[str]] = {
+    "bet_placed": frozenset({"call", "auto", "ante_return", "call_return", "bonus_return",
+                             "total_won", "balance_after"}),
+    "decided": frozenset({"ante_return", "call_return", "bonus_return", "total_won",
+                          "balance_after"}),
+}  # fmt: skip
+_NOT_YET["dealt"] = _NOT_YET["bet_placed"]
+
+
+def _known(view: Any) -> Any:
+    """A round view as a reply shows it: what is not known yet or not revealed (a null or
+    empty field) left out, as the guide says, and the figures its state has not reached; it
+    reads back as its defaults."""
+    if not isinstance(view, dict):
+        return view
+    later = _NOT_YET.get(view.get("state", ""), frozenset())
+    return {
+        k: v for k, v in view.items() if v is not None and v != [] and v != () and k not in later
+    }
+
+
+def _no_nulls(value: Any) -> Any:
+    """``value`` with every null field of its objects left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: _no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_no_nulls(v) for v in value]
+    return value
+
+
 class Reply(Message):
+    """What the query service answers. A reply leaves out its null optional fields (a reply has
+    no ``round_id`` of its own, a campaign still running no ``ended_at``): absent, they read as
+    null (issue 29). A required field that may be null (``open_round``: none open) stays."""
+
     TOPIC: ClassVar[str] = "replies"
     correlation_id: Id  # the query's
     requester_id: Id
@@ -222,22 +269,13 @@ class Reply(Message):
         """Replies go to the requester's partition, not the player's."""
         return self.requester_id
 
-
-def _known(view: Any) -> Any:
-    """A round view as a reply shows it: what is not known yet or not revealed (a null or
-    empty field) left out, as the guide says; it reads back as its default."""
-    if not isinstance(view, dict):
-        return view
-    return {k: v for k, v in view.items() if v is not None and v != [] and v != ()}
-
-
-class ShowsRounds(BaseModel):
-    """Mix in before ``Reply``: the reply's round views leave out what is not known (issue 29);
-    the views a service keeps (its snapshot) are written whole."""
-
     @model_serializer(mode="wrap")
-    def _leave_out_the_unknown(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+    def _without_nulls(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         shown: dict[str, Any] = handler(self)
+        required = {name for name, field in type(self).model_fields.items() if field.is_required()}
+        shown = {k: _no_nulls(v) for k, v in shown.items() if v is not None or k in required}
+        # A round view also leaves out what is not known yet (the views a service keeps, its
+        # snapshot, are written whole: they are not replies).
         for name in ("open_round", "round"):
             if name in shown:
                 shown[name] = _known(shown[name])
@@ -246,7 +284,7 @@ class ShowsRounds(BaseModel):
         return shown
 
 
-class OpenRoundReply(ShowsRounds, Reply):
+class OpenRoundReply(Reply):
     type: Literal["reply.open_round"] = "reply.open_round"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     open_round: RoundView | None  # None: no round open
@@ -258,14 +296,14 @@ class BalanceReply(Reply):
     balances: tuple[BalanceLine, ...]
 
 
-class HistoryReply(ShowsRounds, Reply):
+class HistoryReply(Reply):
     type: Literal["reply.history"] = "reply.history"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     rounds: tuple[RoundView, ...] = Field(max_length=HISTORY_KEPT)  # newest first
     limit: int = Field(ge=1, le=HISTORY_KEPT)  # the limit applied (the asked one, capped)
 
 
-class RoundSummaryReply(ShowsRounds, Reply):
+class RoundSummaryReply(Reply):
     type: Literal["reply.round_summary"] = "reply.round_summary"
     version: Literal[1, 2] = 2  # v2: RoundView.session_id (ADR 020)
     round_id: Id

@@ -13,6 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from holdem.core.contracts.base import (
+    INPUT,
     Amount,
     Currency,
     Envelope,
@@ -89,6 +90,8 @@ class TableMessage(Envelope):
 
 class TableCommand(TableMessage):
     """Admin → us on ``holdem.admin``; ``command_id`` is the idempotency key (per table)."""
+
+    model_config = INPUT  # unknown fields refused (ADR 038)
 
     TOPIC: ClassVar[str] = "admin"
     OWNER: ClassVar[str] = "wallet"  # it keeps the table book (ADR 018)
