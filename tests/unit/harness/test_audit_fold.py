@@ -15,7 +15,7 @@ from holdem.harness.audit_fold import AuditFold, fold, in_record_time
 from holdem.harness.audit_log import Record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
-from bench_replay import generate  # noqa: E402
+from bench_replay import generate
 
 PARTITIONS = 3
 STEP_MS = 20  # record time between two records: 600 rounds span about 80 s

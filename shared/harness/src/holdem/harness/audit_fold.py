@@ -127,7 +127,8 @@ class AuditFold:
         key = _key_of(record)
         if key is not None:
             self._hold(key, record)
-        self.clock = max(self.clock, record.timestamp)
+        if record.role != "tables":  # read whole and first by every share: not the log's time
+            self.clock = max(self.clock, record.timestamp)
         if self.records % SWEEP_EVERY == 0:
             self._sweep()
 

@@ -54,7 +54,8 @@ class SessionWatch:
             else:
                 self.open[e.session_id] = s
         elif isinstance(e, SessionEnded):
-            s = self.open.pop(e.session_id, None) or self.ended.get(e.session_id) or Session()
+            s = self._session(e.session_id)
+            self.open.pop(e.session_id, Session())
             s.ended += 1
             if s.owner is not None and s.owner != e.player_id:
                 self.found.append(

@@ -1,0 +1,110 @@
+"""Issue 31 items 1 and 2 (ADR 040): ``holdem audit`` streams the log by default; two workers
+sharing the partitions through a Kafka consumer group agree with one streaming process and with
+the whole audit (``--whole``), and all three find a forged record; ``--merge`` refuses shares
+that overlap or leave a partition out."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaProducer
+from support.kafka import Cluster
+from support.messages import envelope
+
+from holdem.core.contracts import RoundVoided, dump
+from holdem.core.wire.headers import TYPE_HEADER, Stamp, operator_of_prefix
+from holdem.core.wire.topics import Topics
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from bench_replay import generate
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
+ROUNDS = 400  # 12 players: about 4,400 records over three partitions
+
+
+async def audit(*args: str, env: dict[str, str]) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "holdem.harness.audit_cli", *args, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    out, _ = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+async def write_history(cluster: Cluster, topics: Topics) -> None:
+    """The rounds as the services would have written them: keyed by player, typed, stamped with
+    the tenant's operator, a few milliseconds apart (so rounds go quiet during the read)."""
+    producer = AIOKafkaProducer(**cluster.admin.kwargs(), acks="all", linger_ms=20)
+    await producer.start()
+    stamp = int(time.time() * 1000) - 3_600_000
+    operator = Stamp(operator_of_prefix(topics.prefix)).headers()
+    try:
+        sent = []
+        for n, (role, event) in enumerate(generate(ROUNDS, 12)):
+            headers = [(TYPE_HEADER, event.type.encode()), *operator]
+            sent.append(
+                await producer.send(
+                    getattr(topics, role), dump(event), key=event.player_id.encode(),
+                    headers=headers, timestamp_ms=stamp + 3 * n,
+                )
+            )  # fmt: skip
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+
+
+def first_line(out: str) -> str:
+    return next(line for line in out.splitlines() if "records" in line)
+
+
+async def test_two_workers_agree_with_one_and_with_the_whole_audit_and_find_a_forgery(
+    kafka: Cluster, topics: Topics, tmp_path: Path
+) -> None:
+    admin_file = tmp_path / "admin.env"
+    admin_file.write_text("".join(f"{k}={v}\n" for k, v in kafka.admin.env().items()))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
+    where = ("--env-file", str(admin_file), "--prefix", topics.prefix, "--require-ended")
+    await write_history(kafka, topics)
+
+    results = {}
+    for how in ((), ("--whole",), ("--workers", "2")):
+        code, out = await audit(*where, *how, env=env)
+        assert code == 0, out
+        results[how] = first_line(out)
+    assert len(set(results.values())) == 1, results
+    assert results[()].endswith(f"{ROUNDS} rounds, {ROUNDS} ended: ok"), results
+
+    # One worker's share is the whole log: merged with itself it overlaps; cut, it misses one.
+    share = tmp_path / "share.json"
+    code, out = await audit(*where, "--group", f"g-{topics.prefix}", "--out", str(share), env=env)
+    assert code == 0, out
+    code, out = await audit("--merge", str(share), str(share), env=env)
+    assert code == 2 and "read by more than one share" in out, out
+    partial = json.loads(share.read_text())
+    partial["share"]["rounds"] = [0, 1]
+    (tmp_path / "cut.json").write_text(json.dumps(partial))
+    code, out = await audit("--merge", str(tmp_path / "cut.json"), env=env)
+    assert code == 2 and "rounds: partitions [2] read by no share" in out, out
+
+    # A round ended that was never bet: every way of auditing names it and exits 1.
+    forged = RoundVoided(
+        **envelope("p03"), round_id="forged-r1", malfunction_id="m-1", reason="forged"
+    )
+    producer = AIOKafkaProducer(**kafka.admin.kwargs(), acks="all")
+    await producer.start()
+    try:
+        headers = [*Stamp(operator_of_prefix(topics.prefix)).headers()]
+        await producer.send_and_wait(topics.rounds, dump(forged), key=b"p03", headers=headers)
+    finally:
+        await producer.stop()
+    for how in ((), ("--whole",), ("--workers", "2")):
+        code, out = await audit(*where, *how, env=env)
+        assert code == 1, (how, out)
+        assert "p03/forged-r1: ended (round.voided) without a BetPlaced" in out, (how, out)
