@@ -20,6 +20,9 @@ from support.messages import envelope
 from holdem.core.contracts import RoundVoided, dump
 from holdem.core.wire.headers import TYPE_HEADER, Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics
+from holdem.harness import audit_cli
+from holdem.harness.audit_fold import AuditFold
+from holdem.harness.audit_stream import stream_partial
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_replay import generate
@@ -38,7 +41,7 @@ async def audit(*args: str, env: dict[str, str]) -> tuple[int, str]:
     return process.returncode, out.decode()
 
 
-async def write_history(cluster: Cluster, topics: Topics) -> None:
+async def write_history(cluster: Cluster, topics: Topics) -> int:
     """The rounds as the services would have written them: keyed by player, typed, stamped with
     the tenant's operator, a few milliseconds apart (so rounds go quiet during the read)."""
     producer = AIOKafkaProducer(**cluster.admin.kwargs(), acks="all", linger_ms=20)
@@ -56,6 +59,7 @@ async def write_history(cluster: Cluster, topics: Topics) -> None:
                 )
             )  # fmt: skip
         await asyncio.gather(*sent)
+        return len(sent)
     finally:
         await producer.stop()
 
@@ -65,33 +69,33 @@ def first_line(out: str) -> str:
 
 
 async def test_two_workers_agree_with_one_and_with_the_whole_audit_and_find_a_forgery(
-    kafka: Cluster, topics: Topics, tmp_path: Path
+    kafka: Cluster, topics: Topics, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     admin_file = tmp_path / "admin.env"
     admin_file.write_text("".join(f"{k}={v}\n" for k, v in kafka.admin.env().items()))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
     where = ("--env-file", str(admin_file), "--prefix", topics.prefix, "--require-ended")
-    await write_history(kafka, topics)
+    written = await write_history(kafka, topics)
 
-    results = {}
-    for how in ((), ("--whole",), ("--workers", "2")):
-        code, out = await audit(*where, *how, env=env)
-        assert code == 0, out
-        results[how] = first_line(out)
-    assert len(set(results.values())) == 1, results
-    assert results[()].endswith(f"{ROUNDS} rounds, {ROUNDS} ended: ok"), results
+    ways = ((), ("--whole",), ("--workers", "2"))  # streaming, whole, two workers: at once
+    results = await asyncio.gather(*(audit(*where, *how, env=env) for how in ways))
+    assert [code for code, _ in results] == [0, 0, 0], results
+    lines = {first_line(out) for _, out in results}
+    assert lines == {f"{written} records, {ROUNDS} rounds, {ROUNDS} ended: ok"}, results
 
-    # One worker's share is the whole log: merged with itself it overlaps; cut, it misses one.
+    # One member's share is the whole log: merged with itself it overlaps; cut, it misses one.
+    partial = await stream_partial(
+        kafka.admin, topics, AuditFold(), group=f"g-{topics.prefix}", members=1
+    )
     share = tmp_path / "share.json"
-    code, out = await audit(*where, "--group", f"g-{topics.prefix}", "--out", str(share), env=env)
-    assert code == 0, out
-    code, out = await audit("--merge", str(share), str(share), env=env)
-    assert code == 2 and "read by more than one share" in out, out
-    partial = json.loads(share.read_text())
+    share.write_text(json.dumps(partial))
+    assert audit_cli.main(["--merge", str(share), str(share)]) == 2
+    assert "read by more than one share" in capsys.readouterr().err
     partial["share"]["rounds"] = [0, 1]
     (tmp_path / "cut.json").write_text(json.dumps(partial))
-    code, out = await audit("--merge", str(tmp_path / "cut.json"), env=env)
-    assert code == 2 and "rounds: partitions [2] read by no share" in out, out
+    assert audit_cli.main(["--merge", str(tmp_path / "cut.json")]) == 2
+    assert "rounds: partitions [2] read by no share" in capsys.readouterr().err
+    assert audit_cli.main(["--merge", str(tmp_path / "share.json")]) == 0
 
     # A round ended that was never bet: every way of auditing names it and exits 1.
     forged = RoundVoided(
@@ -104,7 +108,7 @@ async def test_two_workers_agree_with_one_and_with_the_whole_audit_and_find_a_fo
         await producer.send_and_wait(topics.rounds, dump(forged), key=b"p03", headers=headers)
     finally:
         await producer.stop()
-    for how in ((), ("--whole",), ("--workers", "2")):
-        code, out = await audit(*where, *how, env=env)
+    results = await asyncio.gather(*(audit(*where, *how, env=env) for how in ways))
+    for how, (code, out) in zip(ways, results, strict=True):
         assert code == 1, (how, out)
         assert "p03/forged-r1: ended (round.voided) without a BetPlaced" in out, (how, out)
