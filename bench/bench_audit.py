@@ -46,7 +46,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=0, help="also time holdem audit --workers N")
     p.add_argument("--out", default=str(OUT))
     p.add_argument("--child", nargs=2, metavar=("PREFIX", "ENVFILE"), help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    return p.parse_known_args(argv)[0]  # bench/run.py passes its own filter words too
 
 
 def peak_mb() -> float:

@@ -8,11 +8,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from holdem.core.contracts import Message, dump
 from holdem.core.wire.partitioning import partition_for_key
 from holdem.harness.audit import check
 from holdem.harness.audit_fold import AuditFold, fold, in_record_time
 from holdem.harness.audit_log import Record
+from holdem.harness.audit_stream import ShareListener, check_shares
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from bench_replay import generate
@@ -97,3 +100,25 @@ def test_beyond_its_cap_of_open_rounds_the_oldest_is_judged_as_it_stands() -> No
     report = fold(records, open_rounds=10, require_ended=False)
     assert report.rounds == 40 and report.ended == 0
     assert sum("never ended" in v for v in fold(records, open_rounds=10).violations) == 40
+
+
+def test_merge_refuses_shares_that_overlap_or_leave_a_partition_out() -> None:
+    def partial(*rounds: int) -> dict[str, object]:
+        share = {"rounds": list(rounds), "wallet": list(rounds), "tables": [0, 1, 2]}
+        return {"partitions": {"rounds": 3, "wallet": 3, "tables": 3}, "share": share}
+
+    check_shares([partial(0), partial(1, 2)])  # disjoint and whole: merged
+    with pytest.raises(ValueError, match=r"partitions \[1\] read by more than one share"):
+        check_shares([partial(0, 1), partial(1, 2)])
+    with pytest.raises(ValueError, match=r"partitions \[2\] read by no share"):
+        check_shares([partial(0), partial(1)])
+
+
+async def test_a_worker_whose_share_changes_once_reading_knows_it_lost_its_share() -> None:
+    share = ShareListener()
+    await share.on_partitions_assigned({"t": 0})
+    await share.on_partitions_revoked({"t": 0})  # settling: the group still forms
+    assert not share.lost
+    share.reading = True
+    await share.on_partitions_revoked({"t": 0})
+    assert share.lost

@@ -66,7 +66,7 @@ async def stream_partial(
     )
     await start_or_close(consumer)
     try:
-        listener = _Share()
+        listener = ShareListener()
         if group is None:
             consumer.assign([TopicPartition(t, p) for t in split for p in range(counts[split[t]])])
         else:
@@ -115,7 +115,7 @@ def check_shares(partials: Sequence[Mapping[str, Any]]) -> None:
             raise ValueError(f"{role}: partitions {missing} read by no share")
 
 
-class _Share(ConsumerRebalanceListener):  # type: ignore[misc]
+class ShareListener(ConsumerRebalanceListener):  # type: ignore[misc]
     """Counts the group's assignments; once reading, any change of share is a lost share."""
 
     def __init__(self) -> None:
@@ -138,7 +138,7 @@ async def _settle(
     connection: KafkaConnection,
     group: str,
     members: int,
-    listener: _Share,
+    listener: ShareListener,
 ) -> None:
     """Poll until the group is stable with ``members`` members and this member's share has not
     changed over one more poll: only then is it the share of ``members`` workers."""
@@ -172,7 +172,7 @@ async def _in_record_time(
     consumer: AIOKafkaConsumer,
     begins: Mapping[TopicPartition, int],
     ends: Mapping[TopicPartition, int],
-    share: _Share,
+    share: ShareListener,
     deadline: float,
 ) -> Any:
     """Batches of records, each partition in offset order and the partitions interleaved by
