@@ -121,7 +121,7 @@ async def measure(broker: LocalBroker, args: argparse.Namespace) -> list[dict[st
     results = []
     for rounds in (int(size) for size in args.sizes.split(",")):
         topics = Topics.unique("bench-audit")
-        await ensure_topics(admin, topics, PARTITIONS)
+        await ensure_topics(admin, topics, PARTITIONS, wait=120)
         started = time.perf_counter()
         written = (await fill(admin, topics, generate(rounds, args.players))).total()
         print(f"wrote {written:,} records ({rounds:,} rounds) in {time.perf_counter() - started:.0f}s")
