@@ -164,12 +164,14 @@ def round_violations(
     require_ended: bool = True,
     unseal: Unseal | None = None,
     seamless: bool | None = None,
+    rounds: Mapping[RoundKey, RoundLog] | None = None,
 ) -> list[str]:
     """The checks that judge each round on its own records (``records``: sorted by role,
     partition and offset; those of one round judge that round, as the streaming audit does):
     its log, its secrecy, its money, its closing and its transactions with the operator.
-    ``seamless``: whether the deployment runs the bridge (None: whether ``records`` show it)."""
-    rounds = rounds_of(records)
+    ``seamless``: whether the deployment runs the bridge (None: whether ``records`` show it);
+    ``rounds``: ``rounds_of(records)``, if the caller has it."""
+    rounds = rounds_of(records) if rounds is None else rounds
     found: list[str] = []
     for key, log in sorted(rounds.items()):
         name = "/".join(key)
@@ -278,16 +280,28 @@ def _secrecy_violations(
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         if record.role not in OPERATOR_VISIBLE:
             continue
-        value = json_of(record.raw)
-        key = round_key_of(value)
+        value = None
+        key = _own_round(record)
+        if key is None:  # named in what it carries (a rejection's raw): read its JSON
+            value = json_of(record.raw)
+            key = round_key_of(value)
         if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
             continue
+        value = json_of(record.raw) if value is None else value
         hidden = secrets[key]
         leaked = hidden & set(_cards_in(value))
         if leaked:
             where = f"{record.role}[{record.partition}]@{record.offset}"
             found.append(f"{'/'.join(key)}: {sorted(leaked)} visible at {where} before decision")
     return found
+
+
+def _own_round(record: Record) -> RoundKey | None:
+    """The round of a rounds or wallet record that parsed (its JSON names the same one)."""
+    m = record.message
+    if record.role in ("rounds", "wallet") and isinstance(m, Message) and m.round_id:
+        return (m.player_id, m.round_id)
+    return None
 
 
 def _secret_cards(log: RoundLog, unseal: Unseal | None) -> set[str]:

@@ -158,13 +158,15 @@ class AuditFold:
 
     def _judge(self, key: RoundKey, pending: Pending) -> None:
         records = sorted(pending.records, key=lambda r: (r.role, r.partition, r.offset))
+        rounds = rounds_of(records)
         self.found += round_violations(
             records,
             require_ended=self.require_ended,
             unseal=self.unseal,
             seamless=self.seamless,
+            rounds=rounds,
         )
-        for log in rounds_of(records).values():
+        for log in rounds.values():
             if log.bets:
                 self.rounds += 1
                 self.ended += bool(log.ends)
