@@ -124,14 +124,20 @@ async def measure(broker: LocalBroker, args: argparse.Namespace) -> list[dict[st
         await ensure_topics(admin, topics, PARTITIONS, wait=120)
         started = time.perf_counter()
         written = (await fill(admin, topics, generate(rounds, args.players))).total()
-        print(f"wrote {written:,} records ({rounds:,} rounds) in {time.perf_counter() - started:.0f}s")
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", topics.prefix, str(env_file)],
-            check=True, capture_output=True, text=True,
+        took = time.perf_counter() - started
+        print(f"wrote {written:,} records ({rounds:,} rounds) in {took:.0f}s", flush=True)
+        out = (
+            await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, __file__, "--child", topics.prefix, str(env_file)],
+                check=True, capture_output=True, text=True,
+            )
         ).stdout  # fmt: skip
         figures = {"rounds": rounds, **json.loads(out.strip().splitlines()[-1])}
         if args.workers > 1:
-            rate = workers_rate(str(env_file), topics.prefix, args.workers, figures["records"])
+            rate = await asyncio.to_thread(
+                workers_rate, str(env_file), topics.prefix, args.workers, figures["records"]
+            )
             figures[f"workers_{args.workers}_per_s"] = rate
         results.append(figures)
         print(line(figures), flush=True)
@@ -145,7 +151,7 @@ def line(f: dict[str, Any]) -> str:
         f"{f['audit_per_s']:>8,.0f}/s ({ratio:.2f}x, goal {GOAL}x), peak {f['peak_mb']:.0f} MiB, "
         f"{f['peak_rounds']:,} rounds held at most, {f['violations']} violations"
     )
-    extra = [f"{k.split('_')[1]} workers {v:,.0f}/s" for k, v in f.items() if k.startswith("workers_")]
+    extra = [f"{k.split('_')[1]} workers {v:,.0f}/s" for k, v in f.items() if "workers_" in k]
     return text + (f"; {', '.join(extra)}" if extra else "")
 
 
