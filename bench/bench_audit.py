@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.errors import KafkaTimeoutError
 from bench_replay import PARTITIONS, fill, generate
 
 from holdem.core.wire.connection import KafkaConnection
@@ -115,13 +116,24 @@ def workers_rate(env_file: str, prefix: str, workers: int, records: int) -> floa
     return records / (time.perf_counter() - started)
 
 
+async def create(admin: KafkaConnection, topics: Topics) -> None:
+    """The game's topics (no snapshot topics), tried again while a loaded broker is slow."""
+    for attempt in range(4):
+        try:
+            await ensure_topics(admin, list(topics.names()), PARTITIONS, wait=120)
+            return
+        except KafkaTimeoutError:
+            if attempt == 3:
+                raise
+
+
 async def measure(broker: LocalBroker, args: argparse.Namespace) -> list[dict[str, Any]]:
     admin = broker.connection("admin")
     env_file = Path(broker.clients_dir) / "admin.env"
     results = []
     for rounds in (int(size) for size in args.sizes.split(",")):
         topics = Topics.unique("bench-audit")
-        await ensure_topics(admin, topics, PARTITIONS, wait=120)
+        await create(admin, topics)
         started = time.perf_counter()
         written = (await fill(admin, topics, generate(rounds, args.players))).total()
         took = time.perf_counter() - started

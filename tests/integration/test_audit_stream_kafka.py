@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaTimeoutError
 from support.kafka import Cluster
 from support.messages import envelope
 
@@ -23,6 +24,7 @@ from holdem.core.wire.topics import Topics
 from holdem.harness import audit_cli
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_stream import stream_partial
+from holdem.runtime.topics import ensure_topics
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_replay import generate
@@ -64,13 +66,30 @@ async def write_history(cluster: Cluster, topics: Topics) -> int:
         await producer.stop()
 
 
+@pytest.fixture
+async def game_topics(kafka: Cluster) -> Topics:
+    """The game's topics under a fresh prefix, granted: only those the audit reads (no snapshot
+    topics), each creation tried again while a loaded broker is slow to list its offsets."""
+    fresh = Topics.unique("audit")
+    for attempt in range(4):
+        try:
+            await ensure_topics(kafka.admin, list(fresh.names()), partitions=3, wait=60)
+            break
+        except KafkaTimeoutError:
+            if attempt == 3:
+                raise
+    await kafka.authorize(fresh.prefix)
+    return fresh
+
+
 def first_line(out: str) -> str:
     return next(line for line in out.splitlines() if "records" in line)
 
 
 async def test_two_workers_agree_with_one_and_with_the_whole_audit_and_find_a_forgery(
-    kafka: Cluster, topics: Topics, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    kafka: Cluster, game_topics: Topics, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    topics = game_topics
     admin_file = tmp_path / "admin.env"
     admin_file.write_text("".join(f"{k}={v}\n" for k, v in kafka.admin.env().items()))
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLDEM_")}
