@@ -9,6 +9,7 @@ by table: every member reads it whole, first."""
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import time
 from collections import deque
@@ -30,6 +31,9 @@ SETTLE_TIMEOUT_S = 120.0
 WHOLE_ROLES = ("tables",)  # keyed by table, not by player: every share reads them whole
 BUFFERED = 20_000  # records buffered per partition before its fetching pauses
 SHARE_LOST = 70  # a worker's exit status when the group takes its share away
+SESSION_TIMEOUT_MS = 45_000  # the broker's group.max.session.timeout.ms allows up to 30 min
+MAX_POLL_INTERVAL_MS = 900_000  # between two fetches: one buffered batch folded
+YIELD_EVERY = 200  # records folded between two turns of the event loop
 
 
 class ShareLostError(Exception):
@@ -63,6 +67,10 @@ async def stream_partial(
         isolation_level="read_committed",
         enable_auto_commit=False,
         auto_offset_reset="earliest",
+        # A member is a slow reader on a loaded machine: a missed heartbeat would end its share.
+        session_timeout_ms=SESSION_TIMEOUT_MS,
+        heartbeat_interval_ms=SESSION_TIMEOUT_MS // 10,
+        max_poll_interval_ms=MAX_POLL_INTERVAL_MS,
     )
     await start_or_close(consumer)
     try:
@@ -84,8 +92,10 @@ async def stream_partial(
             consumer.seek(tp, offset)
         deadline = time.monotonic() + READ_TIMEOUT_S
         async for batch in _in_record_time(consumer, begins, ends, listener, deadline):
-            for r in batch:
+            for n, r in enumerate(batch, 1):
                 audit.feed(_record(split[r.topic], r))
+                if n % YIELD_EVERY == 0:  # let the heartbeat and the fetcher run
+                    await asyncio.sleep(0)
     finally:
         await consumer.stop()
     partial = audit.partial()
