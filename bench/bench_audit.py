@@ -106,13 +106,16 @@ async def child(prefix: str, env_file: str) -> dict[str, Any]:
     }
 
 
-def workers_rate(env_file: str, prefix: str, workers: int, records: int) -> float:
+def workers_rate(env_file: str, prefix: str, workers: int, records: int) -> float | None:
+    """``holdem audit --workers N``'s records/s, None if it did not give a verdict."""
     started = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "holdem.harness.audit_cli", "--env-file", env_file,
          "--prefix", prefix, "--workers", str(workers)],
         check=False, stdout=subprocess.DEVNULL,
     )  # fmt: skip
+    if done.returncode not in (0, 1):
+        return None
     return records / (time.perf_counter() - started)
 
 
@@ -163,7 +166,11 @@ def line(f: dict[str, Any]) -> str:
         f"{f['audit_per_s']:>8,.0f}/s ({ratio:.2f}x, goal {GOAL}x), peak {f['peak_mb']:.0f} MiB, "
         f"{f['peak_rounds']:,} rounds held at most, {f['violations']} violations"
     )
-    extra = [f"{k.split('_')[1]} workers {v:,.0f}/s" for k, v in f.items() if "workers_" in k]
+    extra = [
+        f"{k.split('_')[1]} workers " + ("failed" if v is None else f"{v:,.0f}/s")
+        for k, v in f.items()
+        if "workers_" in k
+    ]
     return text + (f"; {', '.join(extra)}" if extra else "")
 
 
