@@ -86,19 +86,22 @@ async def child(prefix: str, env_file: str) -> dict[str, Any]:
     """One size's figures, in a fresh process: bare read, then the streaming audit."""
     connection = KafkaConnection.from_file(env_file)
     topics = Topics().with_prefix(prefix)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     bare = await bare_read(connection, topics)
-    bare_s = time.perf_counter() - started
+    bare_s, bare_cpu = time.perf_counter() - started, time.process_time() - cpu
     audit = AuditFold(require_ended=True)  # the bench's history has no operator header
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     partial = await stream_partial(connection, topics, audit)
-    audit_s = time.perf_counter() - started
+    audit_s, audit_cpu = time.perf_counter() - started, time.process_time() - cpu
     report = AuditFold.merge([partial])
     return {
         "records": bare,
         "bare_per_s": bare / bare_s,
         "audit_records": report.records,
         "audit_per_s": report.records / audit_s,
+        # per second of this process's CPU: what sizing needs on a machine shared with others
+        "bare_per_cpu_s": bare / bare_cpu,
+        "audit_per_cpu_s": report.records / audit_cpu,
         "violations": len(report.violations),
         "first_violations": report.violations[:3],
         "peak_rounds": partial["peak_rounds"],
@@ -164,7 +167,9 @@ def line(f: dict[str, Any]) -> str:
     text = (
         f"{f['records']:>10,} records: bare read {f['bare_per_s']:>9,.0f}/s, streaming audit "
         f"{f['audit_per_s']:>8,.0f}/s ({ratio:.2f}x, goal {GOAL}x), peak {f['peak_mb']:.0f} MiB, "
-        f"{f['peak_rounds']:,} rounds held at most, {f['violations']} violations"
+        f"{f['peak_rounds']:,} rounds held at most, {f['violations']} violations; "
+        f"per CPU second: bare {f.get('bare_per_cpu_s', 0):,.0f}, "
+        f"audit {f.get('audit_per_cpu_s', 0):,.0f}"
     )
     extra = [
         f"{k.split('_')[1]} workers " + ("failed" if v is None else f"{v:,.0f}/s")
