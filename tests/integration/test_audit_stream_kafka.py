@@ -31,7 +31,8 @@ from holdem.runtime.topics import ensure_topics
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_replay import generate
 
-pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
+# The broker's start counts (a loaded machine: over 2 min), and two runs of two worker processes.
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
 ROUNDS = 200  # 12 players: about 2,200 records over three partitions
 
 
