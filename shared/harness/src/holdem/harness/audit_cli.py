@@ -55,7 +55,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="print every violation, not the first 50")
     p.add_argument("--whole", action="store_true", help="read the whole log into memory first")
     p.add_argument("--workers", type=int, default=1, help="processes that split the partitions")
-    p.add_argument("--group", help="as one worker: the consumer group the workers share")
+    p.add_argument("--group", help="as one worker: the workers' consumer group, new for each audit")
     p.add_argument("--members", type=int, default=1, help="as one worker: the group's size")
     p.add_argument("--out", help="as one worker: write its partial result (JSON) here")
     p.add_argument("--merge", nargs="+", metavar="FILE", help="merge the workers' partial results")

@@ -19,6 +19,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.admin import AIOKafkaAdminClient
+from aiokafka.errors import KafkaError
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.core.wire.topics import ROLES, Topics
@@ -96,6 +97,9 @@ async def stream_partial(
                 audit.feed(_record(split[r.topic], r))
                 if n % YIELD_EVERY == 0:  # let the heartbeat and the fetcher run
                     await asyncio.sleep(0)
+        if group is not None:
+            listener.reading = False  # read: a change of share no longer matters to this one
+            await _linger(consumer, assignment, ends, _all_partitions(split, counts))
     finally:
         await consumer.stop()
     partial = audit.partial()
@@ -167,6 +171,31 @@ async def _settle(
                     return
     finally:
         await admin.close()
+
+
+def _all_partitions(split: Mapping[str, str], counts: Mapping[str, int]) -> list[TopicPartition]:
+    return [TopicPartition(t, p) for t, role in split.items() for p in range(counts[role])]
+
+
+async def _linger(
+    consumer: AIOKafkaConsumer,
+    assignment: Sequence[TopicPartition],
+    ends: Mapping[TopicPartition, int],
+    every: Sequence[TopicPartition],
+) -> None:
+    """Say this share is read (its end offsets committed as the group's) and stay in the group
+    until every share is: a member that left at once would make the group take the others'
+    shares away mid-read. Bounded: a member that died leaves its share uncommitted. The group
+    must be new for each audit (``--workers`` makes one)."""
+    try:
+        await consumer.commit({tp: ends[tp] for tp in assignment})
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        while time.monotonic() < deadline:  # a group serves one audit: any commit is a share read
+            if all([await consumer.committed(tp) is not None for tp in every]):
+                return
+            await asyncio.sleep(0.5)
+    except KafkaError:  # the group moved on (a member died): this share's result stands
+        return
 
 
 async def _stable(admin: AIOKafkaAdminClient, group: str) -> int:
