@@ -17,24 +17,26 @@ from holdem.core.contracts import (
     Message,
     Settled,
 )
+from holdem.core.contracts.wallet import WalletEvent
 from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.verify import VerificationError, differences, result_of
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
-from holdem.harness.audit_forced import forced_rounds, forced_violations
+from holdem.harness.audit_forced import forced_rounds
 from holdem.harness.audit_log import Record, RoundKey, RoundLog, rounds_of
-from holdem.harness.audit_money import Balances, money_violations
-from holdem.harness.audit_protection import protection_violations
+from holdem.harness.audit_money import (
+    Balances,
+    conservation_violations,
+    final_violations,
+    round_money_violations,
+)
+from holdem.harness.audit_protection import closed_violations
 from holdem.harness.audit_read import read_topic
 from holdem.harness.audit_seamless import seamless_violations
-from holdem.harness.audit_sessions import session_violations
-from holdem.harness.audit_tables import table_violations
+from holdem.harness.audit_watches import WRITTEN_OUTSIDE, EventIdWatch, Watches
 
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
-# Written by someone else than the services (the operator's clients, the admin, the operator's
-# wallet): their operator header is optional (ADR 021), every other record's is not.
-WRITTEN_OUTSIDE = ("commands", "queries", "admin", "seamless_replies")
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 # The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
 Unseal = Callable[[DeckSealed], Sequence[str]]
@@ -112,15 +114,23 @@ def operator_violations(records: Iterable[Record], operator: str) -> list[str]:
     carry ``operator`` as its operator header, or carries a brand that is not an id (ADR 021)."""
     found = []
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
-        stamp = Stamp.of(record.headers)
-        where = f"{record.role}[{record.partition}]@{record.offset}"
-        if record.role in WRITTEN_OUTSIDE:
-            continue  # an outsider's header is checked by the service that reads it
-        if stamp.operator != operator:
-            found.append(f"{where}: operator header {stamp.operator!r}, not {operator!r}")
-        elif stamp.problem() is not None:
-            found.append(f"{where}: {stamp.problem()}")
+        problem = operator_problem(record, operator)
+        if problem is not None:
+            found.append(problem)
     return found
+
+
+def operator_problem(record: Record, operator: str) -> str | None:
+    """What is wrong with one record's operator header, if anything."""
+    if record.role in WRITTEN_OUTSIDE:
+        return None  # an outsider's header is checked by the service that reads it
+    stamp = Stamp.of(record.headers)
+    where = f"{record.role}[{record.partition}]@{record.offset}"
+    if stamp.operator != operator:
+        return f"{where}: operator header {stamp.operator!r}, not {operator!r}"
+    if stamp.problem() is not None:
+        return f"{where}: {stamp.problem()}"
+    return None
 
 
 def violations(
@@ -136,44 +146,64 @@ def violations(
     ``require_ended=False`` allows rounds still open (a run stopped mid-round).
     ``unseal``: the dealer's vault opener, to also check the cards of rounds never revealed.
     """
-    records = list(records)
-    rounds = rounds_of(records)
+    records = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
+    found = round_violations(records, require_ended=require_ended, unseal=unseal)
+    watches = Watches()
+    for record in records:
+        watches.feed(record)
+    found += watches.finish()
+    found += conservation_violations(watches.money.books())
+    if balances is not None:
+        found += final_violations(watches.money.accounts, balances)
+    return found
+
+
+def round_violations(
+    records: list[Record],
+    *,
+    require_ended: bool = True,
+    unseal: Unseal | None = None,
+    seamless: bool | None = None,
+    rounds: Mapping[RoundKey, RoundLog] | None = None,
+) -> list[str]:
+    """The checks that judge each round on its own records (``records``: sorted by role,
+    partition and offset; those of one round judge that round, as the streaming audit does):
+    its log, its secrecy, its money, its closing and its transactions with the operator.
+    ``seamless``: whether the deployment runs the bridge (None: whether ``records`` show it);
+    ``rounds``: ``rounds_of(records)``, if the caller has it."""
+    rounds = rounds_of(records) if rounds is None else rounds
     found: list[str] = []
     for key, log in sorted(rounds.items()):
         name = "/".join(key)
         found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
     found += _secrecy_violations(records, rounds, unseal)
-    found += money_violations(records, rounds, balances)
-    if any(r.message is not None and r.message.type == "seamless.debit_requested" for r in records):
-        ordered = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
+    wallet = sorted(
+        (r for r in records if r.role == "wallet" and isinstance(r.message, WalletEvent)),
+        key=lambda r: (r.partition, r.offset),
+    )
+    found += round_money_violations([r.message for r in wallet], rounds)
+    found += closed_violations([r for r in records if r.message is not None])
+    if seamless is None:
+        seamless = any(
+            r.message is not None and r.message.type == "seamless.debit_requested" for r in records
+        )
+    if seamless:
         # A player's messages only: a table's records (a seamless deployment's tables) have no
         # player or round, and no bridge.
-        players = [r for r in ordered if isinstance(r.message, Message)]
+        players = [r for r in records if isinstance(r.message, Message)]
         published = [r.message for r in players if r.role != "seamless_replies"]
         replies = [r.message for r in players if r.role == "seamless_replies"]
         found += seamless_violations(published, replies, require_closed=require_ended)
-    found += table_violations(records)
-    found += session_violations(records)
-    found += protection_violations(records)
-    found += forced_violations(records)
-    found += event_id_violations(records)
     return found
 
 
 def event_id_violations(records: Iterable[Record]) -> list[str]:
     """Every ``event_id`` that two records the services wrote share, on any topics: an operator
     that de-duplicates on it would drop one of them."""
-    seen: dict[str, str] = {}
-    found = []
+    watch = EventIdWatch()
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
-        event_id = getattr(record.message, "event_id", None)
-        if record.role in WRITTEN_OUTSIDE or event_id is None:
-            continue
-        where = f"{record.role}[{record.partition}]@{record.offset}"
-        first = seen.setdefault(event_id, where)
-        if first != where:
-            found.append(f"event_id {event_id} on {first} and again on {where}")
-    return found
+        watch.feed(record)
+    return watch.found
 
 
 def assert_invariants(
@@ -250,16 +280,28 @@ def _secrecy_violations(
     for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
         if record.role not in OPERATOR_VISIBLE:
             continue
-        value = _json(record.raw)
-        key = _round_key(value)
+        value = None
+        key = _own_round(record)
+        if key is None:  # named in what it carries (a rejection's raw): read its JSON
+            value = json_of(record.raw)
+            key = round_key_of(value)
         if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
             continue
+        value = json_of(record.raw) if value is None else value
         hidden = secrets[key]
         leaked = hidden & set(_cards_in(value))
         if leaked:
             where = f"{record.role}[{record.partition}]@{record.offset}"
             found.append(f"{'/'.join(key)}: {sorted(leaked)} visible at {where} before decision")
     return found
+
+
+def _own_round(record: Record) -> RoundKey | None:
+    """The round of a rounds or wallet record that parsed (its JSON names the same one)."""
+    m = record.message
+    if record.role in ("rounds", "wallet") and isinstance(m, Message) and m.round_id:
+        return (m.player_id, m.round_id)
+    return None
 
 
 def _secret_cards(log: RoundLog, unseal: Unseal | None) -> set[str]:
@@ -281,18 +323,18 @@ def _after_decision(record: Record, log: RoundLog) -> bool:
     return record.timestamp >= decided.timestamp
 
 
-def _json(raw: bytes | str) -> Any:
+def json_of(raw: bytes | str) -> Any:
     try:
         return json.loads(raw)
     except ValueError:
         return None
 
 
-def _round_key(value: Any) -> RoundKey | None:
+def round_key_of(value: Any) -> RoundKey | None:
     if not isinstance(value, dict):
         return None
     if isinstance(value.get("raw"), str):  # a rejection names the round of what it rejected
-        inner = _round_key(_json(value["raw"]))
+        inner = round_key_of(json_of(value["raw"]))
         if inner:
             return inner
     player, round_id = value.get("player_id"), value.get("round_id")
@@ -310,4 +352,4 @@ def _cards_in(value: Any) -> Iterator[str]:
         if CARD.match(value):
             yield value
         elif value.startswith(("{", "[")):
-            yield from _cards_in(_json(value))
+            yield from _cards_in(json_of(value))

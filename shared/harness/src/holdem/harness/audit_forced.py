@@ -28,32 +28,50 @@ def forced_violations(records: Iterable[Any]) -> list[str]:
         (r for r in records if r.role == "rounds" and r.message is not None),
         key=lambda r: (r.partition, r.offset),
     )
-    pending: dict[str, tuple[str, ...]] = {}  # player -> the cards of his latest DeckForced
-    forced_by: dict[tuple[str, str], tuple[str, ...] | None] = {}
-    dealt: dict[tuple[str, str], Dealt] = {}
-    found: list[str] = []
+    watch = ForcedWatch()
     for record in ordered:
-        m = record.message
+        watch.feed(record.message)
+    return watch.found
+
+
+class ForcedWatch:
+    """The forced-deck audit one rounds record at a time (each player's in partition order).
+    It holds a player's latest DeckForced and a round's deal until the round's decision."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, tuple[str, ...]] = {}  # player -> his latest DeckForced's cards
+        self.dealt: dict[tuple[str, str], tuple[Dealt, tuple[str, ...] | None]] = {}
+        self.found: list[str] = []
+
+    def feed(self, m: Any) -> None:
         if isinstance(m, DeckForced):
-            pending[m.player_id] = m.cards
+            self.pending[m.player_id] = m.cards
         elif isinstance(m, Dealt) and m.round_id is not None:
             key = (m.player_id, m.round_id)
             name = "/".join(key)
-            dealt.setdefault(key, m)
-            if not m.forced:
-                continue
-            if m.mode is not Mode.FUN:
-                found.append(f"{name}: a {m.mode.value}-money round dealt from a forced deck")
-            forced_by[key] = pending.pop(m.player_id, None)
-            if forced_by[key] is None:
-                found.append(f"{name}: dealt forced with no DeckForced of its player before it")
+            cards = None
+            if m.forced:
+                if m.mode is not Mode.FUN:
+                    self.found.append(
+                        f"{name}: a {m.mode.value}-money round dealt from a forced deck"
+                    )
+                cards = self.pending.pop(m.player_id, None)
+                if cards is None:
+                    self.found.append(
+                        f"{name}: dealt forced with no DeckForced of its player before it"
+                    )
+            self.dealt.setdefault(key, (m, cards))
         elif isinstance(m, Called | Folded) and m.round_id is not None:
             key = (m.player_id, m.round_id)
             name = "/".join(key)
-            deal = dealt.get(key)
+            deal, cards = self.dealt.get(key, (None, None))
             if deal is not None and deal.forced != m.forced:
-                found.append(f"{name}: {m.type} says forced={m.forced}, its Dealt {deal.forced}")
-            cards = forced_by.get(key)
+                self.found.append(
+                    f"{name}: {m.type} says forced={m.forced}, its Dealt {deal.forced}"
+                )
             if cards is not None and tuple(m.deck[: len(cards)]) != cards:
-                found.append(f"{name}: its deck does not start with the cards forced {cards}")
-    return found
+                self.found.append(f"{name}: its deck does not start with the cards forced {cards}")
+
+    def forget(self, key: tuple[str, str]) -> None:
+        """The round is done: its deal is no longer needed."""
+        self.dealt.pop(key, None)

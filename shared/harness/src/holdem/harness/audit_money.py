@@ -3,7 +3,7 @@ account included, ADR 029), stakes ended, free hands paid by their campaign's ru
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -25,6 +25,7 @@ from holdem.core.contracts.promotions import FreeStakeRefunded, FreeStakeTaken, 
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
 from holdem.harness.audit_log import Record, RoundKey, RoundLog
+from holdem.harness.audit_window import KEPT, Window
 
 AccountKey = tuple[str, str, str]  # (player_id, currency, mode)
 Balances = Mapping[AccountKey, tuple[int, int]]  # -> (available, held)
@@ -66,6 +67,10 @@ OUTSIDE = {
 }
 
 
+Book = tuple[str, str]  # (currency, mode)
+BOOK_SUMS = ("players", "house", "promotion", "outside")  # what conservation adds per book
+
+
 def money_violations(
     records: Iterable[Record], rounds: Mapping[RoundKey, RoundLog], balances: Balances | None
 ) -> list[str]:
@@ -73,13 +78,14 @@ def money_violations(
     events = [
         r.message for r in ordered if r.role == "wallet" and isinstance(r.message, WalletEvent)
     ]
-    found = list(_key_violations(events))
-    accounts, house = _replay(events, found)
-    promotion = _promotion(events, found)
-    found += _conservation_violations(events, accounts, house, promotion)
+    watch = MoneyWatch()
+    for event in events:
+        watch.feed(event)
+    found = watch.finish()
+    found += conservation_violations(watch.books())
     if balances is not None:
-        found += _final_violations(accounts, balances)
-    found += _round_money_violations(events, rounds)
+        found += final_violations(watch.accounts, balances)
+    found += round_money_violations(events, rounds)
     return found
 
 
@@ -91,83 +97,104 @@ def _account(event: WalletEvent) -> AccountKey:
     return (event.player_id, event.currency, str(event.mode))
 
 
-def _key_violations(events: list[WalletEvent]) -> Iterator[str]:
-    counts = Counter((e.player_id, e.idempotency_key) for e in events)
-    for (player, key), count in sorted(counts.items()):
-        if count > 1:
-            yield f"{player}: idempotency key {key} applied {count} times"
+class MoneyWatch:
+    """The money audit one wallet event at a time (each player's events in partition order):
+    every balance recomputed from the amounts, the promotion account, each idempotency key
+    applied once (an exact window of the latest keys), and the sums conservation adds up per
+    book. The whole audit and the streaming one both use it."""
 
+    def __init__(self, kept: int = KEPT) -> None:
+        self.accounts: dict[AccountKey, list[int]] = defaultdict(lambda: [0, 0])
+        self.house: dict[Book, int] = defaultdict(int)
+        self.promotion: dict[Book, int] = defaultdict(int)
+        self.outside: dict[Book, int] = defaultdict(int)
+        self.reported: dict[AccountKey, int] = {}  # each account's last available + held
+        self.found: list[str] = []
+        self.keys: Window[tuple[str, str], int] = Window(kept, self._key_left)
 
-def _replay(
-    events: list[WalletEvent], found: list[str]
-) -> tuple[dict[AccountKey, list[int]], dict[tuple[str, str], int]]:
-    """Recompute every balance from the amounts; note each event whose reported balance differs."""
-    accounts: dict[AccountKey, list[int]] = defaultdict(lambda: [0, 0])
-    house: dict[tuple[str, str], int] = defaultdict(int)
-    for event in events:
+    def feed(self, event: WalletEvent) -> None:
+        key = (event.player_id, event.idempotency_key)
+        self.keys.put(key, (self.keys.get(key) or 0) + 1)
         d_available, d_held, d_house = MOVES[type(event)]
-        balance = accounts[_account(event)]
+        book = (event.currency, str(event.mode))
+        balance = self.accounts[_account(event)]
         balance[0] += d_available * event.amount
         balance[1] += d_held * event.amount
-        house[(event.currency, str(event.mode))] += d_house * event.amount
+        self.house[book] += d_house * event.amount
+        self.outside[book] += OUTSIDE.get(type(event), 0) * event.amount
+        self.reported[_account(event)] = event.available + event.held
         if (event.available, event.held) != tuple(balance):
-            found.append(
+            self.found.append(
                 f"{event.player_id}: {_name(event)} {event.idempotency_key} reports "
                 f"{(event.available, event.held)}, the amounts give {tuple(balance)}"
             )
         if min(balance) < 0:
-            found.append(f"{event.player_id}: balance {tuple(balance)} < 0 after {_name(event)}")
-    return accounts, house
-
-
-def _promotion(events: list[WalletEvent], found: list[str]) -> dict[tuple[str, str], int]:
-    """The promotion account per (currency, mode), recomputed; it may never take in more than
-    it paid out (a refund of a free stake it did not pay)."""
-    promotion: dict[tuple[str, str], int] = defaultdict(int)
-    for event in events:
+            self.found.append(
+                f"{event.player_id}: balance {tuple(balance)} < 0 after {_name(event)}"
+            )
+        # The promotion account starts at 0 and only pays: it may never take in more than it
+        # paid out (a refund of a free stake it did not pay).
         sign = PROMOTION.get(type(event), 0)
-        if not sign:
-            continue
-        book = (event.currency, str(event.mode))
-        promotion[book] += sign * event.amount
-        if promotion[book] > 0:
-            found.append(f"promotion account {book} at {promotion[book]} > 0 after {_name(event)}")
-    return promotion
+        if sign:
+            self.promotion[book] += sign * event.amount
+            if self.promotion[book] > 0:
+                self.found.append(
+                    f"promotion account {book} at {self.promotion[book]} > 0 after {_name(event)}"
+                )
+
+    def _key_left(self, key: tuple[str, str], count: int) -> None:
+        if count > 1:
+            self.found.append(f"{key[0]}: idempotency key {key[1]} applied {count} times")
+
+    def finish(self) -> list[str]:
+        """What was found, the keys still in the window judged too."""
+        self.keys.drain()
+        return self.found
+
+    def books(self) -> dict[Book, dict[str, int]]:
+        """Per (currency, mode): the players' last reported balances, the house, the promotion
+        account and what came from outside; books of several partitions add up."""
+        players: dict[Book, int] = defaultdict(int)
+        for (_, currency, mode), total in self.reported.items():
+            players[(currency, mode)] += total
+        sums = {"players": players, "house": self.house, "promotion": self.promotion}
+        sums["outside"] = self.outside
+        found = set(players) | set(self.house) | set(self.promotion) | set(self.outside)
+        return {book: {name: sums[name].get(book, 0) for name in BOOK_SUMS} for book in found}
 
 
-def _conservation_violations(
-    events: list[WalletEvent],
-    accounts: Mapping[AccountKey, list[int]],
-    house: Mapping[tuple[str, str], int],
-    promotion: Mapping[tuple[str, str], int],
-) -> Iterator[str]:
+def add_books(
+    into: dict[Book, dict[str, int]], more: Mapping[Book, Mapping[str, int]]
+) -> dict[Book, dict[str, int]]:
+    for book, sums in more.items():
+        mine = into.setdefault(book, dict.fromkeys(BOOK_SUMS, 0))
+        for name in BOOK_SUMS:
+            mine[name] += sums.get(name, 0)
+    return into
+
+
+def conservation_violations(books: Mapping[Book, Mapping[str, int]]) -> list[str]:
     """Players' available + held + house + promotion = deposits − withdrawals, per currency
     and mode (the promotion account is what promotions paid, as a negative balance)."""
-    outside: dict[tuple[str, str], int] = defaultdict(int)
-    for event in events:
-        sign = OUTSIDE.get(type(event), 0)
-        outside[(event.currency, str(event.mode))] += sign * event.amount
-    reported = {_account(e): e.available + e.held for e in events}  # each account's last report
-    for book in sorted(set(outside) | set(house) | set(promotion)):
-        players = sum(total for (_, *rest), total in reported.items() if tuple(rest) == book)
-        inside = players + house.get(book, 0) + promotion.get(book, 0)
-        if inside != outside[book]:
-            yield (
-                f"money not conserved in {book}: players {players} + house {house.get(book, 0)}"
-                f" + promotion {promotion.get(book, 0)} != deposits - withdrawals {outside[book]}"
+    found = []
+    for book in sorted(books):
+        s = books[book]
+        if s["players"] + s["house"] + s["promotion"] != s["outside"]:
+            found.append(
+                f"money not conserved in {book}: players {s['players']} + house {s['house']}"
+                f" + promotion {s['promotion']} != deposits - withdrawals {s['outside']}"
             )
+    return found
 
 
-def _final_violations(
-    accounts: Mapping[AccountKey, list[int]], balances: Balances
-) -> Iterator[str]:
+def final_violations(accounts: Mapping[AccountKey, list[int]], balances: Balances) -> Iterator[str]:
     for key in sorted(set(accounts) | set(balances)):
         expected = tuple(accounts.get(key, [0, 0]))
         if tuple(balances.get(key, (0, 0))) != expected:
             yield f"{key}: wallet state {balances.get(key)} but the events give {expected}"
 
 
-def _round_money_violations(
+def round_money_violations(
     events: list[WalletEvent], rounds: Mapping[RoundKey, RoundLog]
 ) -> Iterator[str]:
     by_round: dict[RoundKey, list[WalletEvent]] = defaultdict(list)

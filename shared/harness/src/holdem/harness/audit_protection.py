@@ -40,10 +40,12 @@ def protection_violations(records: Iterable[Any]) -> list[str]:
         (r for r in records if r.message is not None),
         key=lambda r: (r.role, r.partition, r.offset),
     )
-    return [*_closed_violations(ordered), *_block_violations(ordered)]
+    return [*closed_violations(ordered), *_block_violations(ordered)]
 
 
-def _closed_violations(records: list[Any]) -> Iterator[str]:
+def closed_violations(records: list[Any]) -> Iterator[str]:
+    """Every round's closing against its money (``records``: sorted by role, partition, offset;
+    one round's records judge that round)."""
     closed: dict[Key, list[Any]] = defaultdict(list)
     notices: dict[Key, list[Any]] = defaultdict(list)
     moves: dict[Key, list[Any]] = defaultdict(list)
@@ -121,23 +123,48 @@ def _notice_violations(
 
 def _block_violations(records: list[Any]) -> Iterator[str]:
     """On the rounds topic (one partition per player: its order is the decision order)."""
-    blocked: dict[str, Any] = {}
-    sessions: dict[tuple[str, str], str] = {}  # (player, session) -> state
-    waiting: dict[str, set[str]] = defaultdict(set)  # player -> sessions his block must end
-    for r in (r for r in records if r.role == "rounds"):
-        m = r.message
+    watch = BlockWatch()
+    for r in records:
+        if r.role == "rounds":
+            watch.feed(r.message)
+    yield from watch.finish()
+
+
+class BlockWatch:
+    """The blocking audit one rounds record at a time: a blocked player places no bet until
+    unblocked, and every session he had open when blocked ends. Holds each player's block and
+    open sessions only."""
+
+    def __init__(self) -> None:
+        self.blocked: set[str] = set()
+        self.sessions: dict[str, set[str]] = defaultdict(set)  # player -> his open sessions
+        self.waiting: dict[str, set[str]] = defaultdict(set)  # player -> sessions to end
+        self.found: list[str] = []
+
+    def feed(self, m: Any) -> None:
         if isinstance(m, PlayerBlocked):
-            blocked[m.player_id] = r
-            waiting[m.player_id] |= {s for (p, s), st in sessions.items() if p == m.player_id}
+            self.blocked.add(m.player_id)
+            self.waiting[m.player_id] |= self.sessions.get(m.player_id, set())
         elif isinstance(m, PlayerUnblocked):
-            blocked.pop(m.player_id, None)
-        elif isinstance(m, BetPlaced) and m.player_id in blocked:
-            yield f"{m.player_id}/{m.round_id}: bet placed while the player was blocked"
+            self.blocked.discard(m.player_id)
+        elif isinstance(m, BetPlaced) and m.player_id in self.blocked:
+            self.found.append(
+                f"{m.player_id}/{m.round_id}: bet placed while the player was blocked"
+            )
         elif isinstance(m, SessionStarted):
-            sessions[(m.player_id, m.session_id)] = "open"
+            self.sessions[m.player_id].add(m.session_id)
         elif isinstance(m, SessionEnded):
-            sessions.pop((m.player_id, m.session_id), None)
-            waiting[m.player_id].discard(m.session_id)
-    for player, left in sorted(waiting.items()):
-        for session in sorted(left):
-            yield f"{player}: session {session} stayed open after the player was blocked"
+            self.sessions[m.player_id].discard(m.session_id)
+            self.waiting[m.player_id].discard(m.session_id)
+            for held in (self.sessions, self.waiting):
+                if not held[m.player_id]:
+                    del held[m.player_id]
+
+    def finish(self) -> list[str]:
+        for player, left in sorted(self.waiting.items()):
+            for session in sorted(left):
+                self.found.append(
+                    f"{player}: session {session} stayed open after the player was blocked"
+                )
+        self.waiting.clear()
+        return self.found

@@ -5,41 +5,95 @@ round of an ended session decided exactly once (the decision that finished it, o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from holdem.core.contracts import Called, Dealt, Folded, RoundVoided, SessionEnded, SessionStarted
+from holdem.harness.audit_window import KEPT, Window
 
 
 def session_violations(records: Iterable[Any]) -> list[str]:
     """Broken session invariants, as sentences. ``records``: the audit's ``Record``s."""
-    events = [
-        r.message
-        for r in sorted(records, key=lambda r: (r.role, r.partition, r.offset))
-        if r.role == "rounds" and r.message is not None
-    ]
-    started = Counter(e.session_id for e in events if isinstance(e, SessionStarted))
-    ended = Counter(e.session_id for e in events if isinstance(e, SessionEnded))
-    owner = {e.session_id: e.player_id for e in events if isinstance(e, SessionStarted)}
-    found = [f"session {s}: started {n} times" for s, n in started.items() if n > 1]
-    found += [f"session {s}: ended {n} times" for s, n in ended.items() if n > 1]
-    found += [f"session {s}: ended, never started" for s in ended if s not in started]
-    found += [
-        f"session {e.session_id}: ended by {e.player_id}, started by {owner[e.session_id]}"
-        for e in events
-        if isinstance(e, SessionEnded) and owner.get(e.session_id, e.player_id) != e.player_id
-    ]
-    decided = Counter(e.round_id for e in events if isinstance(e, Called | Folded))
-    voided = {e.round_id for e in events if isinstance(e, RoundVoided)}  # a void is its end
-    for dealt in events:
-        if not isinstance(dealt, Dealt) or dealt.session_id is None:
-            continue
-        name, session = f"{dealt.player_id}/{dealt.round_id}", dealt.session_id
-        if owner.get(session) != dealt.player_id:
-            found.append(f"{name}: dealt in session {session}, not one of its player's")
-        elif session in ended:
-            times = decided[dealt.round_id]
-            if times > 1 or (times == 0 and dealt.round_id not in voided):
-                found.append(f"{name}: its session ended and it was decided {times} times")
-    return found
+    watch = SessionWatch()
+    for r in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        if r.role == "rounds" and r.message is not None:
+            watch.feed(r.message)
+    return watch.finish()
+
+
+@dataclass
+class Session:
+    owner: str | None = None
+    started: int = 0
+    ended: int = 0
+    rounds: dict[str, list[int]] = field(default_factory=dict)  # round -> [decided, voided]
+
+
+class SessionWatch:
+    """The sessions audit one rounds record at a time (a player's in partition order). Open
+    sessions are held until they end; ended ones in an exact window of the latest, judged when
+    they leave it (a decision may follow the end that forced it)."""
+
+    def __init__(self, kept: int = KEPT) -> None:
+        self.open: dict[str, Session] = {}
+        self.ended: Window[str, Session] = Window(kept, self._judge)
+        self.round_session: dict[str, str] = {}
+        self.found: list[str] = []
+
+    def _session(self, session_id: str) -> Session:
+        return self.open.get(session_id) or self.ended.get(session_id) or Session()
+
+    def feed(self, e: Any) -> None:
+        if isinstance(e, SessionStarted):
+            s = self._session(e.session_id)
+            s.started += 1
+            s.owner = s.owner or e.player_id
+            if s.ended:
+                self.ended.put(e.session_id, s)
+            else:
+                self.open[e.session_id] = s
+        elif isinstance(e, SessionEnded):
+            s = self._session(e.session_id)
+            self.open.pop(e.session_id, Session())
+            s.ended += 1
+            if s.owner is not None and s.owner != e.player_id:
+                self.found.append(
+                    f"session {e.session_id}: ended by {e.player_id}, started by {s.owner}"
+                )
+            self.ended.put(e.session_id, s)
+        elif isinstance(e, Dealt) and e.session_id is not None:
+            s = self._session(e.session_id)
+            if s.owner != e.player_id:
+                self.found.append(
+                    f"{e.player_id}/{e.round_id}: dealt in session {e.session_id}, "
+                    "not one of its player's"
+                )
+                return
+            s.rounds.setdefault(e.round_id, [0, 0])
+            self.round_session[e.round_id] = e.session_id
+        elif isinstance(e, Called | Folded | RoundVoided) and e.round_id in self.round_session:
+            s = self._session(self.round_session[e.round_id])
+            tally = s.rounds.setdefault(e.round_id, [0, 0])
+            tally[1 if isinstance(e, RoundVoided) else 0] += 1
+
+    def _judge(self, session_id: str, s: Session) -> None:
+        if s.started > 1:
+            self.found.append(f"session {session_id}: started {s.started} times")
+        if s.ended > 1:
+            self.found.append(f"session {session_id}: ended {s.ended} times")
+        if s.ended and not s.started:
+            self.found.append(f"session {session_id}: ended, never started")
+        for round_id, (times, voided) in s.rounds.items():
+            self.round_session.pop(round_id, None)
+            if s.ended and (times > 1 or (times == 0 and not voided)):
+                self.found.append(
+                    f"{s.owner}/{round_id}: its session ended and it was decided {times} times"
+                )
+
+    def finish(self) -> list[str]:
+        for session_id, s in list(self.open.items()):
+            self._judge(session_id, s)
+        self.open.clear()
+        self.ended.drain()
+        return self.found

@@ -14,14 +14,36 @@ from holdem.core.table_book import Table
 
 def table_violations(records: Iterable[Any]) -> list[str]:
     """Broken table invariants, as sentences. ``records``: the audit's ``Record``s."""
-    ordered = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
-    versions: dict[tuple[str, int], TableEvent] = {}
-    found: list[str] = []
-    for record in ordered:
-        event = record.message
-        if record.role != "tables" or not isinstance(event, TableEvent):
-            continue
+    watch = TableWatch()
+    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+        watch.feed(record.role, record.message)
+    return watch.finish()
+
+
+class TableWatch:
+    """The tables audit one record at a time: each table's versions in order (the tables topic,
+    a table's versions on one partition), and each bet at a table against the version it names.
+    A bet read before its version (two topics) waits for it; ``finish`` judges those left."""
+
+    def __init__(self) -> None:
+        self.versions: dict[tuple[str, int], TableEvent] = {}
+        self.waiting: dict[tuple[str, int], list[BetPlaced]] = {}
+        self.versions_found: list[str] = []  # the tables topic's own findings
+        self.found: list[str] = []  # the bets'
+
+    def feed(self, role: str, message: Any) -> None:
+        if role == "tables" and isinstance(message, TableEvent):
+            self._version(message)
+        elif role == "rounds" and isinstance(message, BetPlaced) and message.table_id is not None:
+            key = (message.table_id, message.table_version or 0)
+            if key in self.versions:
+                self._bet(message)
+            else:
+                self.waiting.setdefault(key, []).append(message)
+
+    def _version(self, event: TableEvent) -> None:
         key = (event.table_id, event.table_version)
+        versions, found = self.versions, self.versions_found
         if key in versions:
             found.append(f"table {event.table_id}: version {event.table_version} written twice")
         elif event.table_version > 1 and (event.table_id, event.table_version - 1) not in versions:
@@ -34,12 +56,19 @@ def table_violations(records: Iterable[Any]) -> list[str]:
         ):
             found.append(f"table {event.table_id}: changed after it was closed")
         versions.setdefault(key, event)
-    for record in ordered:
-        bet = record.message
-        if record.role == "rounds" and isinstance(bet, BetPlaced) and bet.table_id is not None:
-            name = f"{bet.player_id}/{bet.round_id}"
-            found += [f"{name}: {v}" for v in _bet_violations(bet, versions)]
-    return found
+        for bet in self.waiting.pop(key, []):
+            self._bet(bet)
+
+    def _bet(self, bet: BetPlaced) -> None:
+        name = f"{bet.player_id}/{bet.round_id}"
+        self.found += [f"{name}: {v}" for v in _bet_violations(bet, self.versions)]
+
+    def finish(self) -> list[str]:
+        for bets in self.waiting.values():
+            for bet in bets:
+                self._bet(bet)
+        self.waiting.clear()
+        return self.versions_found + self.found
 
 
 def _bet_violations(bet: BetPlaced, versions: dict[tuple[str, int], TableEvent]) -> Iterator[str]:

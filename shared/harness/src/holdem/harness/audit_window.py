@@ -1,0 +1,53 @@
+"""An exact window of the latest keys: what the streaming audit remembers of ids, idempotency
+keys and ended sessions instead of the whole log. Exact, not a Bloom filter: a false positive
+would be a false alarm (ADR 040)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+KEPT = 65_536  # keys a window holds; the oldest leaves first
+
+
+class Window(Generic[K, V]):
+    """The ``size`` keys seen last, each with a value; ``on_leave(key, value)`` is called for a
+    key pushed out (and for every key at ``drain``), so a count can be judged when it is final."""
+
+    def __init__(self, size: int = KEPT, on_leave: Callable[[K, V], None] | None = None) -> None:
+        self.size = size
+        self.on_leave = on_leave
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K, default: V | None = None) -> V | None:
+        return self._items.get(key, default)
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._leave(*self._items.popitem(last=False))
+
+    def pop(self, key: K) -> V | None:
+        return self._items.pop(key, None)
+
+    def items(self) -> Iterator[tuple[K, V]]:
+        return iter(list(self._items.items()))
+
+    def drain(self) -> None:
+        while self._items:
+            self._leave(*self._items.popitem(last=False))
+
+    def _leave(self, key: K, value: V) -> None:
+        if self.on_leave is not None:
+            self.on_leave(key, value)
