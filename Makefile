@@ -39,7 +39,7 @@ serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and
 # The tiers that need no broker, no Docker, no PostgreSQL and no browser (promtool is unpacked
 # without root): what a developer runs before each commit; `make test` runs everything.
 CHECK_TESTS = tests/unit tests/property tests/service
-CHECK_MARKS = not slow and not kafka and not containers and not postgres and not browser
+CHECK_MARKS = not slow and not enumeration and not kafka and not containers and not postgres and not browser
 check: prometheus lint  ## lint, then the unit, property and service tests: no broker, no Docker (a few minutes)
 	$(UV) run --frozen pytest $(CHECK_TESTS) -m "$(CHECK_MARKS)" -q
 

@@ -1,22 +1,28 @@
 """``holdem certify OUT/``: the certification pack; ``holdem certify verify MANIFEST``: check it.
 
 The pack holds the manifest of the certified parts (``holdem.core.manifest``), the exact RTP
-sheet of every pay table and strategy by full enumeration (``holdem.math.rtp``), and an index
-pointing to the settlement vectors harness, the RNG report and the forced-deck test mode. Every
-file is written from the code and the enumeration alone (no clock, no host name), so two runs
-of one release give the same bytes.
+sheet of every pay table and strategy by full enumeration (``holdem.math.rtp``), the PAR sheet
+(``holdem.math.par``, checked against the RTP sheet to the fraction), and an index pointing to
+the settlement vectors harness, the RNG report and the forced-deck test mode. Every file is
+written from the code and the enumeration alone (no clock, no host name), so two runs of one
+release give the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holdem.core import manifest
 from holdem.core.rules import PAY_TABLES
 from holdem.core.strategy import PUBLISHED, STRATEGIES
+
+if TYPE_CHECKING:
+    from holdem.math.par import Par
 
 INDEX = """# Certification pack: Casino Hold'em ({version})
 
@@ -27,6 +33,7 @@ Manifest digest: `{digest}`.
 |---|---|
 | `manifest.json`, `manifest.md` | SHA-256 of every file that decides an outcome |
 | `rtp.md`, `rtp.json` | exact return to player of every pay table and strategy, full enumeration |
+| `par.json`, `.md`, `.html`, `.png` | the PAR sheet: every outcome's odds and RTP share, variance |
 
 Check an installed release or a service image against the manifest:
 
@@ -115,6 +122,29 @@ def rtp_markdown(sheet: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def par_sheet(sheet: dict[str, object]) -> list[Par]:
+    """Every pay table and strategy's PAR, each checked against the RTP sheet's exact figures
+    (``ParMismatch``: the two enumerations disagree and nothing can be certified)."""
+    from holdem.math import par  # the counting enumeration: only when the sheet is asked for
+
+    out = []
+    for version, table in PAY_TABLES.items():
+        rows = sheet[version]
+        assert isinstance(rows, dict)
+        for name, tally in par.tallies(table, STRATEGIES).items():
+            p = par.par(table, name, tally)
+            figures = par.sheet_figures(p)
+            for game, key in (("main", "main_rtp"), ("aa_bonus", "aa_bonus_rtp")):
+                want = Fraction(rows[name][key]["fraction"])
+                if figures[game].rtp != want:
+                    raise par.ParMismatch(
+                        f"pay table {version}, {name}: the PAR's {game} RTP is "
+                        f"{figures[game].rtp}, the RTP sheet's {want}"
+                    )
+            out.append(p)
+    return out
+
+
 def manifest_markdown(data: dict[str, object], digest: str) -> str:
     lines = [
         f"# Manifest of the certified parts: {data['package']} {data['version']}",
@@ -142,17 +172,27 @@ def write(out: Path, with_rtp: bool = True) -> str:
         sheet = rtp_sheet()
         (out / "rtp.json").write_text(json.dumps(sheet, indent=2, sort_keys=True) + "\n")
         (out / "rtp.md").write_text(rtp_markdown(sheet))
+        from holdem.math import par_render
+
+        par_render.write(out, par_sheet(sheet))
     (out / "README.md").write_text(INDEX.format(version=data["version"], digest=digest))
     return digest
 
 
 def certify_main(argv: list[str] | None = None) -> int:
     """``holdem certify OUT``: write the pack (``holdem certify verify`` is holdem.core's)."""
+    from holdem.math.par import ParMismatch
+
     p = argparse.ArgumentParser(prog="holdem certify", description=__doc__)
     p.add_argument("out", type=Path, help="directory of the pack")
-    p.add_argument("--no-rtp", action="store_true", help="leave out the RTP sheet (no enumeration)")
+    p.add_argument("--no-rtp", action="store_true",
+                   help="leave out the RTP and PAR sheets (no enumeration)")  # fmt: skip
     args = p.parse_args(argv)
-    digest = write(args.out, with_rtp=not args.no_rtp)
+    try:
+        digest = write(args.out, with_rtp=not args.no_rtp)
+    except ParMismatch as error:
+        print(f"holdem certify: FAIL, the PAR sheet does not hold: {error}", file=sys.stderr)
+        return 1
     print(f"certification pack in {args.out} (manifest digest {digest})")
     return 0
 

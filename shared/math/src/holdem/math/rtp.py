@@ -67,16 +67,24 @@ class Enumeration:
     compile_seconds: float = 0.0  # numba compile (or cache load) before it
 
 
-def situation_grid(tables: PayTable = STANDARD) -> tuple[npt.NDArray[np.bool_], Array]:
-    """``(valid, bonus)`` over (flop class, hole pair): which holes miss the flop, and what a
-    called unit AA Bonus returns on those five cards."""
+def five_card_values() -> tuple[npt.NDArray[np.bool_], Array]:
+    """``(valid, values)`` over (flop class, hole pair): which holes miss the flop, and the
+    value of hole + flop where they do (0 elsewhere)."""
     flops = flop_classes()[0]
     valid = ~(PAIRS[None, :, :, None] == flops[:, None, None, :]).any(axis=(2, 3))
     holes = np.broadcast_to(PAIRS[None], (len(flops), 1326, 2))
     five = np.concatenate([holes, np.repeat(flops[:, None], 1326, 1)], 2)[valid]
-    bonus = np.zeros(valid.shape, dtype=np.int64)
-    bonus[valid] = pay_arrays(tables)[2][evaluate_batch(five)]
-    return valid, bonus
+    values = np.zeros(valid.shape, dtype=np.int64)
+    values[valid] = evaluate_batch(five)
+    return valid, values
+
+
+def situation_grid(tables: PayTable = STANDARD) -> tuple[npt.NDArray[np.bool_], Array]:
+    """``(valid, bonus)`` over (flop class, hole pair): which holes miss the flop, and what a
+    called unit AA Bonus returns on those five cards."""
+    valid, values = five_card_values()
+    bonus = np.where(valid, pay_arrays(tables)[2][values], 0)
+    return valid, bonus.astype(np.int64)
 
 
 def from_totals(totals: Array, tables: PayTable = STANDARD) -> Enumeration:

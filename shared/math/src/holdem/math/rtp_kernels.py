@@ -51,20 +51,14 @@ def _value(key_sum: int, c1: int, c2: int, masks: npt.NDArray[np.int64], t: Kern
 
 
 @njit(cache=True)
-def _board(
+def sort_hands(
     board: npt.NDArray[np.int64],
     unseen: npt.NDArray[np.int64],
-    weight: int,
     t: KernelTables,
-    pays: npt.NDArray[np.int64],
-    qualify: int,
-    totals: npt.NDArray[np.int64],
     work: npt.NDArray[np.int32],
-    held: npt.NDArray[np.int64],
-    below: npt.NDArray[np.int64],
-) -> None:
-    """Add ``weight`` x the result of calling on this board to each hand from ``unseen``
-    (``totals[c1 * 52 + c2]``, c1 < c2)."""
+) -> int:
+    """Evaluate every two-card hand from ``unseen`` on this board and sort them by value into
+    ``work[:n]`` as ``value << 12 | c1 << 6 | c2`` (c1 < c2); return n."""
     masks = np.zeros(4, dtype=np.int64)
     suits = np.zeros(4, dtype=np.int64)
     base = 0
@@ -113,6 +107,25 @@ def _board(
         k = spare[i] >> 19
         packed[hist_high[k]] = spare[i]
         hist_high[k] += 1
+    return n
+
+
+@njit(cache=True)
+def scan_board(
+    board: npt.NDArray[np.int64],
+    unseen: npt.NDArray[np.int64],
+    t: KernelTables,
+    qualify: int,
+    work: npt.NDArray[np.int32],
+    held: npt.NDArray[np.int64],
+    below: npt.NDArray[np.int64],
+    scan: npt.NDArray[np.int64],
+) -> int:
+    """Sort the hands from ``unseen`` on this board (``sort_hands``) and, for the i-th, count
+    its 990 rivals: ``scan[0, i]`` do not qualify, ``scan[1, i]`` qualify and lose to it,
+    ``scan[2, i]`` tie it (the rest beat it). Return the number of hands."""
+    n = sort_hands(board, unseen, t, work)
+    packed, spare = work[:1081], work[1081:]
     # hands below the qualifier: only how many (and how many per card) matter
     held[:] = 0
     lo = 0
@@ -125,9 +138,9 @@ def _board(
     for i in range(n_below):
         c1, c2 = (packed[i] >> 6) & 63, packed[i] & 63
         # rivals that do not qualify; the hand itself is among them, add it back once
-        unqualified = n_below - below[c1] - below[c2] + 1
-        pay = pays[packed[i] >> 12]
-        totals[c1 * 52 + c2] += weight * (unqualified * (pay + 3) - 3 * RIVALS)
+        scan[0, i] = n_below - below[c1] - below[c2] + 1
+        scan[1, i] = 0
+        scan[2, i] = 0
     passed = n_below
     while lo < n:
         value = packed[lo] >> 12
@@ -140,16 +153,98 @@ def _board(
             held[(packed[i] >> 6) & 63] += 1
             held[packed[i] & 63] += 1
         passed += hi - lo
-        pay = pays[value]
         for i in range(lo, hi):
             c1, c2 = (packed[i] >> 6) & 63, packed[i] & 63
             unqualified = n_below - below[c1] - below[c2]
             lower = spare[i]
-            ties = passed - held[c1] - held[c2] + 1 - lower
-            beaten = lower - unqualified
-            result = unqualified * pay + beaten * (pay + 2) - 3 * (RIVALS - lower - ties)
-            totals[c1 * 52 + c2] += weight * result
+            scan[0, i] = unqualified
+            scan[1, i] = lower - unqualified
+            scan[2, i] = passed - held[c1] - held[c2] + 1 - lower
         lo = hi
+    return n
+
+
+@njit(cache=True)
+def _board(
+    board: npt.NDArray[np.int64],
+    unseen: npt.NDArray[np.int64],
+    weight: int,
+    t: KernelTables,
+    pays: npt.NDArray[np.int64],
+    qualify: int,
+    totals: npt.NDArray[np.int64],
+    work: npt.NDArray[np.int32],
+    held: npt.NDArray[np.int64],
+    below: npt.NDArray[np.int64],
+    scan: npt.NDArray[np.int64],
+) -> None:
+    """Add ``weight`` x the result of calling on this board to each hand from ``unseen``
+    (``totals[c1 * 52 + c2]``, c1 < c2): the ante's pay when the dealer does not qualify, the
+    ante's and the call's when he loses, nothing on a tie, ante and call lost when he wins."""
+    n = scan_board(board, unseen, t, qualify, work, held, below, scan)
+    for i in range(n):
+        c1, c2 = (work[i] >> 6) & 63, work[i] & 63
+        pay = pays[work[i] >> 12]
+        unqualified, beaten, ties = scan[0, i], scan[1, i], scan[2, i]
+        lost = RIVALS - unqualified - beaten - ties
+        totals[c1 * 52 + c2] += weight * (unqualified * pay + beaten * (pay + 2) - 3 * lost)
+
+
+@njit(cache=True)
+def turn_rivers(flop: npt.NDArray[np.int64], group: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """One turn/river pair per orbit of the flop's suit symmetries: rows (turn, river, orbit
+    size); every pair of the 49 cards left is the image of exactly one row."""
+    rest = np.empty(49, dtype=np.int64)
+    n = 0
+    for card in range(52):
+        if card != flop[0] and card != flop[1] and card != flop[2]:
+            rest[n] = card
+            n += 1
+    rows = np.empty((1176, 3), dtype=np.int64)
+    m = 0
+    for a in range(49):
+        for b in range(a + 1, 49):
+            weight = orbit_size(rest[a], rest[b], group)
+            if weight > 0:
+                rows[m, 0], rows[m, 1], rows[m, 2] = rest[a], rest[b], weight
+                m += 1
+    return rows[:m]
+
+
+@njit(cache=True)
+def board_of(flop: npt.NDArray[np.int64], row: npt.NDArray[np.int64],
+             board: npt.NDArray[np.int64], unseen: npt.NDArray[np.int64]) -> None:  # fmt: skip
+    """Fill ``board`` with the flop and the row's turn and river, ``unseen`` with the other 47."""
+    board[:3] = flop
+    board[3], board[4] = row[0], row[1]
+    m = 0
+    for card in range(52):
+        if card not in (board[0], board[1], board[2], board[3], board[4]):
+            unseen[m] = card
+            m += 1
+
+
+@njit(cache=True)
+def symmetrise(
+    by_cards: npt.NDArray[np.int64],
+    flop: npt.NDArray[np.int64],
+    group: npt.NDArray[np.int64],
+    index: npt.NDArray[np.int32],
+    out: npt.NDArray[np.int64],
+) -> None:
+    """``out[index[c1, c2]] += `` the mean over the flop's symmetries of the sums ``by_cards``
+    (rows ``c1 * 52 + c2``) at the hand's images: what enumerating every orbit member gives."""
+    for c1 in range(52):
+        for c2 in range(c1 + 1, 52):
+            if index[c1, c2] < 0 or c1 in (flop[0], flop[1], flop[2]):
+                continue
+            if c2 == flop[0] or c2 == flop[1] or c2 == flop[2]:
+                continue
+            total = np.zeros(by_cards.shape[1], dtype=np.int64)
+            for g in range(len(group)):
+                x, y = relabel(c1, group[g]), relabel(c2, group[g])
+                total += by_cards[min(x, y) * 52 + max(x, y)]
+            out[index[c1, c2]] += total // len(group)
 
 
 @njit(cache=True)
@@ -165,43 +260,17 @@ def flop_totals(
     into ``totals[index[c1, c2]]``. Turn/river pairs the flop's suit symmetries map onto each
     other are enumerated once; the sums are symmetrised back at the end."""
     group = flop_symmetries(flop)
-    rest = np.empty(49, dtype=np.int64)
-    n = 0
-    for card in range(52):
-        if card != flop[0] and card != flop[1] and card != flop[2]:
-            rest[n] = card
-            n += 1
     board = np.empty(5, dtype=np.int64)
-    board[:3] = flop
     unseen = np.empty(47, dtype=np.int64)
     work = np.empty(2 * 1081, dtype=np.int32)
     held = np.empty(52, dtype=np.int64)
     below = np.empty(52, dtype=np.int64)
+    scan = np.empty((3, 1081), dtype=np.int64)
     by_cards = np.zeros(52 * 52, dtype=np.int64)
-    for a in range(49):
-        for b in range(a + 1, 49):
-            weight = orbit_size(rest[a], rest[b], group)
-            if weight == 0:
-                continue
-            board[3], board[4] = rest[a], rest[b]
-            m = 0
-            for k in range(49):
-                if k != a and k != b:
-                    unseen[m] = rest[k]
-                    m += 1
-            _board(board, unseen, weight, t, pays, qualify, by_cards, work, held, below)
-    # each hand's total is the mean over the symmetries of its images' weighted sums
-    for c1 in range(52):
-        for c2 in range(c1 + 1, 52):
-            if index[c1, c2] < 0 or c1 in (flop[0], flop[1], flop[2]):
-                continue
-            if c2 == flop[0] or c2 == flop[1] or c2 == flop[2]:
-                continue
-            total = 0
-            for g in range(len(group)):
-                x, y = relabel(c1, group[g]), relabel(c2, group[g])
-                total += by_cards[min(x, y) * 52 + max(x, y)]
-            totals[index[c1, c2]] += total // len(group)
+    for row in turn_rivers(flop, group):
+        board_of(flop, row, board, unseen)
+        _board(board, unseen, row[2], t, pays, qualify, by_cards, work, held, below, scan)
+    symmetrise(by_cards.reshape(52 * 52, 1), flop, group, index, totals.reshape(-1, 1))
 
 
 @njit(cache=True, parallel=True)
