@@ -14,20 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
 from holdem.core.wire.topics import snapshot_topic
+from holdem.runtime.book import REPLAY_TIMEOUT_S, BookTail, Fatal, stop_reading
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.snapshots import Snapshot
 from holdem.runtime.transport import (
     Batch,
-    Follower,
     GroupConsumer,
     GroupSettings,
     Member,
@@ -46,15 +45,12 @@ HEARTBEAT_MS = 1_000
 # the loop's work, not idleness, and counts as polling (``_rebuilding``); the replay's own
 # progress timeout is what stops a rebuild that gets nowhere.
 MAX_POLL_INTERVAL_MS = 300_000
-REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
 # Liveness (issue 26): a member serving its partitions with records waiting on them, and the
 # broker answering, that decides no batch for this long is stalled (its committed offsets never
 # answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
 # batch's retries and a rebalance's wait for a member's session; within the issue's 90 s goal.
 STALL_S = 45.0
-
-Fatal = Callable[[BaseException], Any]
 
 
 class StalledError(RuntimeError):
@@ -157,7 +153,7 @@ class ServiceLoop:
 
     async def stop(self) -> None:
         # A dynamic member leaves the group on stop: a quick hand-over.
-        await _stop(self._task, self.consumer)
+        await stop_reading(self._task, self.consumer)
         await self.book.stop()
 
     async def _rebuild_pending(self) -> None:
@@ -453,94 +449,3 @@ class ServiceLoop:
             if high is not None and position is not None:
                 behind = max(high - position, 0)
                 self.processor.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
-
-
-class BookTail:
-    """Keeps a service's book (``Spec.book_roles``, e.g. the table book) current: every
-    partition of those topics read, group-less, from the beginning and then as they grow,
-    folded under the processor's lock (the fold is idempotent, so what a replay or the
-    service's own publishing already folded changes nothing)."""
-
-    def __init__(
-        self,
-        processor: Processor[Any],
-        settings: RuntimeSettings,
-        fatal: Fatal,
-        transport: Transport,
-    ):
-        self.processor = processor
-        self.settings = settings
-        self.fatal = fatal
-        self.transport = transport
-        self.topics = [processor.topic_of(role) for role in processor.spec.book_roles]
-        self.consumer: Follower | None = None
-        self._task: asyncio.Task[None] | None = None
-
-    async def replay(self) -> int:
-        """Fold every committed record of the book's topics up to their current end."""
-        if not self.topics:
-            return 0
-        count = await self.transport.replay(
-            self.topics,
-            range(self.settings.partitions),
-            self.processor.fold_book,
-            timeout_s=REPLAY_TIMEOUT_S,
-        )
-        self.check()
-        return count
-
-    def check(self) -> None:
-        """The service's ``check_book`` on the book as it now is; what it raises is fatal."""
-        check = self.processor.spec.check_book
-        if check is None:
-            return
-        try:
-            check()
-        except Exception as error:
-            self.fatal(error)
-            raise
-
-    async def start(self) -> None:
-        """The book read to its end before the service decides anything, then followed."""
-        if not self.topics:
-            return
-        async with self.processor.lock:
-            await self.replay()
-        self.consumer = self.transport.follower(
-            [TopicPartition(t, p) for t in self.topics for p in range(self.settings.partitions)]
-        )
-        await self.consumer.start()
-        self._task = asyncio.create_task(self._follow(), name="book-tail")
-
-    async def _follow(self) -> None:
-        assert self.consumer is not None
-        try:
-            while True:
-                batch = await self.consumer.getmany(timeout_ms=200)
-                async with self.processor.lock:
-                    for tp, records in batch.items():
-                        for record in records:
-                            if record.value is not None:
-                                self.processor.fold_book(
-                                    tp.topic, record.value, record.key, tp.partition
-                                )
-                    if batch:
-                        self.check()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # a book that stops following would decide on stale terms
-            log.exception("book tail failed")
-            self.fatal(error)
-
-    async def stop(self) -> None:
-        await _stop(self._task, self.consumer)
-
-
-async def _stop(task: asyncio.Task[None] | None, consumer: GroupConsumer | Follower | None) -> None:
-    """Cancel a reading task, then stop its consumer."""
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-    if consumer is not None:
-        await consumer.stop()
