@@ -24,7 +24,6 @@ from holdem.runtime.book import REPLAY_TIMEOUT_S, BookTail, Fatal, stop_reading
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import Snapshot
 from holdem.runtime.transport import (
     Batch,
     GroupConsumer,
@@ -228,14 +227,11 @@ class ServiceLoop:
         starts: dict[TopicPartition, int] = {}
         for partition, raw in sorted(found.items()):
             try:
-                snapshot = Snapshot.from_bytes(raw, name, partition)
-                state = codec.load(snapshot.state)
+                snapshot = self.processor.store.load(raw, name, partition)
             except ValueError as error:  # the log is still whole: rebuild from its beginning
                 log.error("snapshot unusable, full replay", partition=partition, error=repr(error))
                 self.processor.metrics.snapshot_failures.labels(name).inc()
                 continue
-            self.processor.partition(partition).state = state
-            self.processor.restore_brands(partition, snapshot.brands)
             starts.update(snapshot.starts())
         return starts, sorted({tp.partition for tp in starts})
 
@@ -269,9 +265,7 @@ class ServiceLoop:
                     offsets[topic] = batch_offsets.get(tp) or await consumer.position(tp)
                 else:
                     offsets[topic] = stable[tp]
-            state = codec.dump(processor.partition(partition).state)
-            brands = processor.brands_of(partition)
-            snapshot = Snapshot(processor.spec.name, partition, offsets, state, brands)
+            snapshot = processor.store.dump(processor.spec.name, partition, offsets)
             records += [
                 (self.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
             ]
