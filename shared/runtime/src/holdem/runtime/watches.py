@@ -1,0 +1,108 @@
+"""The loop's periodic watches: the tick's ask whether the member has read its partitions to
+their ends (``caught_up``), the stall watch (``watch``, issue 26) and the lag gauge."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+
+import structlog
+
+from holdem.runtime.member import GroupMember
+from holdem.runtime.wiring import Wiring
+
+log = structlog.get_logger(__name__)
+CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
+# Liveness (issue 26): a member serving its partitions with records waiting on them, and the
+# broker answering, that decides no batch for this long is stalled (its committed offsets never
+# answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
+# batch's retries and a rebalance's wait for a member's session; within the issue's 90 s goal.
+STALL_S = 45.0
+
+
+class StalledError(RuntimeError):
+    """Records wait on assigned partitions and none has been decided for ``STALL_S``."""
+
+
+class Watches:
+    def __init__(self, wiring: Wiring, group: GroupMember, group_id: str) -> None:
+        self.wiring = wiring
+        self.group = group
+        self.group_id = group_id
+        self.stall_s = STALL_S
+
+    async def caught_up(self) -> bool:
+        """Every assigned partition read to its end, as the broker says now: ticks judge
+        timeouts only then. A broker it cannot ask is a stall; the first answer after one is a
+        resumption (``resumed_at``)."""
+        group, consumer = self.group, self.group.consumer
+        if consumer is None or not group.ready or not group.member() or not consumer.assignment():
+            return False
+        assigned = sorted(consumer.assignment())
+        try:
+            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+        except Exception as error:  # whatever kept the broker from answering: a stall
+            if not group.unreachable:
+                log.warning("broker not answering: timers wait", error=repr(error))
+            group.unreachable = True
+            return False
+        if group.unreachable:
+            group.unreachable = False
+            group.resumed_at = datetime.now(UTC)
+            log.info("broker answering again: timers count from now")
+        for tp in assigned:
+            position = consumer.known_position(tp)  # position() would wait while it has none
+            if position is None or position < ends[tp]:
+                return False
+        return True
+
+    async def watch(self) -> None:
+        """Liveness: a member serving its partitions (rebuilt, still the member), with records
+        waiting on them (or no position to read them from: its committed offsets never
+        answered) and a broker that answers, that has decided no batch for ``stall_s`` is
+        stalled: it says so and ends (status 70) for its supervisor, whose restart starts it
+        over (a new producer epoch ends what its transactional id left open). A rebuild has its
+        own bounds; a broker that does not answer is an outage, not this instance's stall."""
+        group, consumer = self.group, self.group.consumer
+        now = time.monotonic()
+        if consumer is None or not group.ready or group.pending is not None or not group.member():
+            group.progress_at = now
+            return
+        assigned = sorted(consumer.assignment())
+        try:
+            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+        except Exception:  # the broker away: caught_up logs it; the clock starts again after
+            group.progress_at = time.monotonic()
+            return
+        waiting = {}
+        for tp in assigned:
+            position = consumer.known_position(tp)
+            if position is None or position < ends[tp]:
+                waiting[f"{tp.topic}-{tp.partition}"] = (position, ends[tp])
+        if not waiting:  # idle, not stalled
+            group.progress_at = time.monotonic()
+            return
+        stalled_s = time.monotonic() - group.progress_at
+        if stalled_s < self.stall_s:
+            return
+        log.critical(
+            "stalled: records waiting and nothing decided, exiting for a restart",
+            group=self.group_id,
+            seconds=round(stalled_s, 1),
+            waiting={tp: {"position": p, "end": end} for tp, (p, end) in sorted(waiting.items())},
+        )
+        self.wiring.fatal(
+            StalledError(f"nothing decided for {stalled_s:.0f}s with records waiting: {waiting}")
+        )
+
+    async def measure_lag(self) -> None:
+        consumer = self.group.consumer
+        if consumer is None:
+            return
+        name = self.wiring.name
+        for tp in consumer.assignment():
+            high, position = consumer.highwater(tp), consumer.known_position(tp)
+            if high is not None and position is not None:
+                behind = max(high - position, 0)
+                self.wiring.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
