@@ -23,7 +23,7 @@ from holdem.runtime import app as app_module
 from holdem.runtime.app import ServiceApp, build_app, running
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.testing import MemoryTransport
-from holdem.runtime.watches import StalledError
+from holdem.runtime.watches import CAUGHT_UP_TIMEOUT_S, LATE_S, StalledError
 
 STALL_S = 0.5  # the watch's bound in these tests (45 s in a service)
 WITHIN_S = 30.0  # generous bound for a condition polled for
@@ -106,4 +106,27 @@ async def test_a_broker_that_does_not_answer_is_not_the_members_stall(
         assert exits == []  # waiting since the broker answered, not yet for stall_s
         loop.group.progress_at -= 3600
         await loop.watches.watch()
+        assert [type(e) for e in exits] == [StalledError]
+
+
+async def test_a_watch_that_runs_late_restarts_its_clock_instead_of_judging_a_stall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A blocked event loop (Hypothesis generating records in an in-process dealer's loop, say)
+    runs the watch late: the time it did not watch is no stall of the member (LATE_S)."""
+    async with toy(monkeypatch, held=True) as (service, transport, exits):
+        watches = service.loop.watches
+        for task in service.tasks:  # the test drives the watch itself
+            task.cancel()
+        await call(transport, "r4")
+        await watches.watch()  # on time: its clock starts
+        assert exits == []
+
+        watches._ran_at = time.monotonic() - (watches.period_s + CAUGHT_UP_TIMEOUT_S + LATE_S + 1)
+        service.loop.group.progress_at -= 3600  # nothing decided, as far as its clock knows
+        await watches.watch()
+        assert exits == []  # late: the clock restarted, no stall judged
+
+        service.loop.group.progress_at -= 3600
+        await watches.watch()  # on time again, and records still wait: a stall
         assert [type(e) for e in exits] == [StalledError]

@@ -67,7 +67,7 @@ class ServiceApp:
         self.tasks.append(asyncio.create_task(_every(5.0, self.loop.watches.measure_lag)))
         # The stall watch: a process up but deciding nothing exits for its supervisor.
         watches = self.loop.watches
-        self.tasks.append(asyncio.create_task(_every(min(5.0, watches.stall_s / 4), watches.watch)))
+        self.tasks.append(asyncio.create_task(_every(watches.period_s, watches.watch)))
         self.tasks.append(asyncio.create_task(_every(settings.twin_check_s, self.twins.check)))
 
     async def _tick(self) -> None:

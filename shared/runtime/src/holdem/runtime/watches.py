@@ -19,6 +19,10 @@ CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the br
 # answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
 # batch's retries and a rebalance's wait for a member's session; within the issue's 90 s goal.
 STALL_S = 45.0
+# A watch that runs this much later than its period plus its ask did not run: the event loop was
+# blocked (a long computation in the process, a machine that gave it no CPU), which is not a
+# stalled member. It restarts its clock instead of judging a stall on time it did not watch.
+LATE_S = 15.0
 
 
 class StalledError(RuntimeError):
@@ -31,6 +35,20 @@ class Watches:
         self.group = group
         self.group_id = group_id
         self.stall_s = STALL_S
+        self._ran_at: float | None = None  # when the watch last ran
+
+    @property
+    def period_s(self) -> float:
+        """How often the app runs the stall watch."""
+        return min(5.0, self.stall_s / 4)
+
+    def _late(self, since: float, expected_s: float) -> bool:
+        late_s = time.monotonic() - since - expected_s
+        if late_s <= LATE_S:
+            return False
+        log.warning("stall watch ran late: its clock restarts", late_s=round(late_s, 1))
+        self.group.progress_at = time.monotonic()
+        return True
 
     async def caught_up(self) -> bool:
         """Every assigned partition read to its end, as the broker says now: ticks judge
@@ -65,15 +83,19 @@ class Watches:
         over (a new producer epoch ends what its transactional id left open). A rebuild has its
         own bounds; a broker that does not answer is an outage, not this instance's stall."""
         group, consumer = self.group, self.group.consumer
-        now = time.monotonic()
+        now, ran_at, self._ran_at = time.monotonic(), self._ran_at, time.monotonic()
         if consumer is None or not group.ready or group.pending is not None or not group.member():
             group.progress_at = now
+            return
+        if ran_at is not None and self._late(ran_at, self.period_s + CAUGHT_UP_TIMEOUT_S):
             return
         assigned = sorted(consumer.assignment())
         try:
             ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
         except Exception:  # the broker away: caught_up logs it; the clock starts again after
             group.progress_at = time.monotonic()
+            return
+        if self._late(now, CAUGHT_UP_TIMEOUT_S):  # the ask itself came back late
             return
         waiting = {}
         for tp in assigned:
