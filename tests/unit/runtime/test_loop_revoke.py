@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from aiokafka import TopicPartition
 from prometheus_client import CollectorRegistry
 from support.messages import command
@@ -24,6 +25,7 @@ from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import Topics
 from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
+from holdem.runtime.outbox import FatalError
 from holdem.runtime.processor import Processor
 from holdem.runtime.rebuild import Rebuild
 from holdem.runtime.settings import RuntimeSettings
@@ -221,3 +223,29 @@ async def test_a_broker_it_cannot_ask_stops_the_timers_and_its_return_restarts_t
     assert loop.healthy()
     resumed = loop.group.resumed_at
     assert resumed is not None and (before is None or resumed > before)
+
+
+async def test_a_batch_cut_short_by_a_fatal_error_leaves_no_offsets_for_the_next() -> None:
+    """The checkpoint owns one batch at a time (``Checkpoint.begin``): the offsets a batch
+    stored before its producer failed are not committed with the batch after it."""
+    loop, outbox = loop_knowing_round_r1()
+    other = (PARTITION + 1) % PARTITIONS
+    decide = loop.processor.process
+
+    async def fails_on_other(topic: str, partition: int, *args: Any) -> None:
+        if partition == other:
+            raise FatalError("the producer was fenced")
+        await decide(topic, partition, *args)
+
+    loop.processor.process = fails_on_other  # type: ignore[method-assign]
+    first = fetched_call()  # its offset is stored, then the other partition's record fails
+    call = command(Call, "p2", round_id="r2")
+    first[TopicPartition(Topics().commands, other)] = [Fetched(3, dump(call), b"p2")]
+    with pytest.raises(FatalError):
+        await loop._decide(first)
+
+    loop.processor.process = decide  # type: ignore[method-assign]
+    again = {TopicPartition(Topics().commands, other): [Fetched(3, dump(call), b"p2")]}
+    await loop._decide(again)
+
+    assert outbox.commits == [{TopicPartition(Topics().commands, other): 4}]
