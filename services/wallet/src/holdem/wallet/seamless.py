@@ -58,23 +58,17 @@ from holdem.wallet.admission import (
     Refusal,
     Tables,
     Terms,
-    admit,
-    requested,
     take_stakes,
-    terms_of,
 )
+from holdem.wallet.bets import Bet, place_bet, play_free_hand
 from holdem.wallet.decide import decide
 from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.promotions import (
-    PromoRefusal,
     expire_campaigns,
-    free_hand_of,
     free_stakes,
     not_in_seamless,
-    promo_refused,
 )
-from holdem.wallet.protection import check_bet, check_blocked
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
     Bridge,
@@ -83,7 +77,7 @@ from holdem.wallet.seamless_state import (
     fold_bridge,
     tx_id,
 )
-from holdem.wallet.state import AccountKey, State, evolve
+from holdem.wallet.state import AccountKey, Campaign, State, evolve
 
 # The operator's refusal, one to one as the player's BetRejected (v3) reason; the operator's
 # own code also leads the detail ("operator wallet: session_expired ...").
@@ -132,15 +126,17 @@ def evolve_seamless(state: State, event: Message) -> State:
 def bind_seamless(
     tables: Tables, timing: Timing
 ) -> Callable[[State, Envelope, Context], list[Envelope]]:
+    mode = OperatorDebit(timing)
+
     def decide_seamless(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
         if not isinstance(message, Message):  # the admin's table commands
             return decide(state, message, ctx, tables=tables)
         if isinstance(message, PlaceBet | Rebet):
-            return list(_place_bet(state, message, ctx, tables, timing))
+            return list(place_bet(state, message, ctx, tables, mode))
         if isinstance(message, Deposit | Withdraw):
             return list(_no_transfers(state, message, ctx))
         if isinstance(message, PlayFreeHand):
-            return list(_play_free_hand(state, message, ctx, tables, timing))
+            return list(play_free_hand(state, message, ctx, tables, mode))
         if isinstance(message, CreditPromo):
             return list(not_in_seamless(state, message, ctx))
         if isinstance(message, SeamlessReply):
@@ -183,22 +179,6 @@ def _resend(request: Request, ctx: Context) -> Request:
 # --- commands -------------------------------------------------------------------------------
 
 
-def _place_bet(
-    state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables, timing: Timing
-) -> list[Message]:
-    try:
-        if _answered(state, command, ctx):
-            return []
-        check_blocked(state, command)
-        terms = terms_of(command, tables)
-        asked = requested(state, command)
-        bets = admit(state, command, terms, asked, funds=False)
-        check_bet(state, command, terms, bets)
-    except Refusal as refusal:
-        return bet_refused(command, ctx, refusal)
-    return [_debit(command, ctx, timing, terms, bets, asked[1:], None)]
-
-
 def _answered(state: State, command: PlaceBet | Rebet | PlayFreeHand, ctx: Context) -> bool:
     """True if the command was answered or its debit is waiting (a resend); raise Refusal if
     the round or the seat is taken at the bridge."""
@@ -219,20 +199,38 @@ def _answered(state: State, command: PlaceBet | Rebet | PlayFreeHand, ctx: Conte
     return False
 
 
-def _play_free_hand(
-    state: State, command: PlayFreeHand, ctx: Context, tables: Tables, timing: Timing
-) -> list[Message]:
-    """A free hand asks the operator's wallet for the player's part only, the call hold, and
-    names its campaign (ADR 029): the promotion pays ante and bonus on our side."""
-    try:
-        if _answered(state, command, ctx):
-            return []
-        campaign, terms = free_hand_of(state, command, ctx, tables)
-    except (Refusal, PromoRefusal) as refusal:
-        return [promo_refused(command, ctx, refusal)]
-    bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
-    asked = (campaign.ante, campaign.aa_bonus)
-    return [_debit(command, ctx, timing, terms, bets, asked, campaign.campaign_id)]
+class OperatorDebit:
+    """Seamless mode's last step of a bet: one DebitRequested to the operator's wallet (ante +
+    bonus + the call hold, or a free hand's call hold alone); the round starts once its
+    Debited is checked against it."""
+
+    funds = False  # the operator's wallet checks its own balance
+
+    def __init__(self, timing: Timing) -> None:
+        self.timing = timing
+
+    def answered(self, state: State, command: Bet, ctx: Context) -> bool:
+        return _answered(state, command, ctx)
+
+    def stake(
+        self,
+        state: State,
+        command: PlaceBet | Rebet,
+        ctx: Context,
+        terms: Terms,
+        bets: AdjustedBets,
+        asked: tuple[int, int],
+    ) -> list[Message]:
+        return [_debit(command, ctx, self.timing, terms, bets, asked, None)]
+
+    def free_stake(
+        self, state: State, command: PlayFreeHand, ctx: Context, terms: Terms, campaign: Campaign
+    ) -> list[Message]:
+        """The operator's wallet is asked for the player's part only, the call hold, naming
+        the campaign (ADR 029): the promotion pays ante and bonus on our side."""
+        bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
+        asked = (campaign.ante, campaign.aa_bonus)
+        return [_debit(command, ctx, self.timing, terms, bets, asked, campaign.campaign_id)]
 
 
 def _debit(
