@@ -12,6 +12,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
     KafkaConnectionError,
+    KafkaTimeoutError,
     TopicAlreadyExistsError,
     TopicAuthorizationFailedError,
     for_code,
@@ -152,8 +153,14 @@ async def _wait_until_leaders_serve(
     await asyncio.wait_for(start_or_close(consumer), timeout=max(deadline - time.monotonic(), 0.1))
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
-        await asyncio.wait_for(
-            consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
-        )
+        while True:
+            try:
+                await asyncio.wait_for(
+                    consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
+                )
+                return
+            except KafkaTimeoutError:  # one 10 s ask unanswered: a slow leader on a loaded
+                if time.monotonic() >= deadline:  # machine; ask again until our own deadline
+                    raise
     finally:
         await consumer.stop()
