@@ -537,7 +537,10 @@ async def generated(h: Hostile) -> str:
     def collect(record: tuple[bytes, bytes | None, int]) -> None:
         sent.append(record)
 
-    collect()
+    # In a thread: generating 10,000 records takes tens of seconds of CPU, and on the event loop
+    # it blocked the in-process services' loops for as long (their stall watch then judged a
+    # stall it had not watched, and a dealer exited 70).
+    await asyncio.to_thread(collect)
     producer = h.stack._producer
     assert producer is not None
     offsets = await asyncio.gather(*[

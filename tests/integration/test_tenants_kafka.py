@@ -220,8 +220,8 @@ async def test_a_restarted_dealer_keeps_the_brand_of_an_open_round(
     await stack.restart("dealer")
     restarted = stack.services["dealer"].processor
     key = f"erin/{played.round_id}"
-    await stack.wait_for(lambda: restarted.brands_of(partition).get(key), "the rebuilt brand")
-    assert restarted.brands_of(partition)[key] == "erin-brand"
+    await stack.wait_for(lambda: restarted.store.brands_of(partition).get(key), "the rebuilt brand")
+    assert restarted.store.brands_of(partition)[key] == "erin-brand"
     async with Operator(mine.operator, mine.topics, partitions) as plain:  # no brand header
         await plain.send(command(Call, "erin", round_id=played.round_id))
         await stack.event("erin", "round.settled", played.round_id)

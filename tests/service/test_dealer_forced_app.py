@@ -69,7 +69,7 @@ def dealer_app(transport: MemoryTransport, test_mode: bool = True) -> tuple[Serv
     )
     service = create_app(settings, transport=transport, registry=CollectorRegistry())
     fatal: list[Any] = []
-    service.loop.fatal = service.loop.book.fatal = fatal.append
+    service.loop.wiring.fatal = fatal.append
     return service, fatal
 
 

@@ -144,9 +144,9 @@ async def test_every_record_of_a_branded_round_carries_its_brand_a_timeout_fold_
 
     assert [r.kind for r in outbox.records] == ["vault.deck_sealed", "round.dealt", "round.folded"]
     assert {stamp_of(r) for r in outbox.records} == {Stamp(OPERATOR, "acme-eu")}
-    assert processor.brands_of(0) == {"p1/r1": "acme-eu"}
+    assert processor.store.brands_of(0) == {"p1/r1": "acme-eu"}
     await handle(processor, rounds, 0, 1, dump(settled()), b"p1", [("operator", b"acme")])
-    assert processor.brands_of(0) == {}  # the round ended: its brand is forgotten
+    assert processor.store.brands_of(0) == {}  # the round ended: its brand is forgotten
 
 
 async def test_a_command_of_the_round_without_a_brand_still_gets_the_rounds_brand() -> None:
@@ -169,13 +169,13 @@ async def test_a_restart_from_a_snapshot_keeps_the_brand_of_an_open_round() -> N
     codec = before.spec.snapshot
     assert codec is not None
     state = codec.dump(before.partition(0).state)
-    raw = Snapshot("dealer", 0, {"t": 1}, state, before.brands_of(0)).to_bytes()
+    raw = Snapshot("dealer", 0, {"t": 1}, state, before.store.brands_of(0)).to_bytes()
 
     after_outbox = ListOutbox()
     after = dealer(after_outbox, now)
     snapshot = Snapshot.from_bytes(raw, "dealer", 0)
     after.partition(0).state = codec.load(snapshot.state)
-    after.restore_brands(0, snapshot.brands)
+    after.store.restore_brands(0, snapshot.brands)
     now[0] = NOW + timedelta(seconds=60)
     await after.run_tick()
 
@@ -198,16 +198,16 @@ async def test_a_replay_learns_brands_and_skips_another_operators_records() -> N
     assert processor.partition(0).state.open == frozenset()  # never acted on: not folded
 
     processor.fold(rounds, dump(GAME.bet_placed()), b"p1", 0, BRANDED)
-    assert processor.brands_of(0) == {"p1/r1": "acme-eu"}
+    assert processor.store.brands_of(0) == {"p1/r1": "acme-eu"}
 
 
 async def test_remembered_brands_are_bounded_per_partition() -> None:
     outbox, now = ListOutbox(), [NOW]
     processor = dealer(outbox, now)
     processor.partition(0)
-    processor.restore_brands(0, {f"p/r{n}": "b" for n in range(MAX_BRANDS + 10)})
-    assert len(processor.brands_of(0)) == MAX_BRANDS
-    assert "p/r0" not in processor.brands_of(0)  # the oldest go first
+    processor.store.restore_brands(0, {f"p/r{n}": "b" for n in range(MAX_BRANDS + 10)})
+    assert len(processor.store.brands_of(0)) == MAX_BRANDS
+    assert "p/r0" not in processor.store.brands_of(0)  # the oldest go first
 
 
 async def test_the_wallet_stamps_the_bets_brand_on_the_round_and_its_money() -> None:

@@ -21,9 +21,9 @@ from support.toy import TOY
 from holdem.core.contracts import Call, dump
 from holdem.runtime import app as app_module
 from holdem.runtime.app import ServiceApp, build_app, running
-from holdem.runtime.loop import StalledError
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.watches import CAUGHT_UP_TIMEOUT_S, LATE_S, StalledError
 
 STALL_S = 0.5  # the watch's bound in these tests (45 s in a service)
 WITHIN_S = 30.0  # generous bound for a condition polled for
@@ -38,7 +38,7 @@ async def toy(
     monkeypatch.setattr(app_module, "exit_fatally", lambda _service, error: exits.append(error))
     transport = MemoryTransport()
     service = build_app(TOY, RuntimeSettings(), transport=transport)
-    service.loop.stall_s = STALL_S
+    service.loop.watches.stall_s = STALL_S
     if held:
         transport.hold_committed(service.loop.group_id)
     async with running(service):
@@ -71,14 +71,14 @@ async def test_an_idle_or_a_deciding_member_is_not_stalled(
 ) -> None:
     async with toy(monkeypatch, held=False) as (service, transport, exits):
         loop = service.loop
-        loop._progress_at -= 3600  # an hour without a batch: idle, nothing waiting
-        await loop.watch()
+        loop.group.progress_at -= 3600  # an hour without a batch: idle, nothing waiting
+        await loop.watches.watch()
         assert exits == []
 
         await call(transport, "r2")
         await transport.settle()  # decided and committed
         assert len(transport.values("holdem.rounds")) == 1
-        await loop.watch()
+        await loop.watches.watch()
         assert exits == []
 
 
@@ -87,7 +87,7 @@ async def test_a_broker_that_does_not_answer_is_not_the_members_stall(
 ) -> None:
     async with toy(monkeypatch, held=True) as (service, transport, exits):
         loop = service.loop
-        assert loop.consumer is not None
+        assert loop.group.consumer is not None
         for task in service.tasks:  # the test drives the watch itself
             task.cancel()
         await call(transport, "r3")
@@ -95,15 +95,38 @@ async def test_a_broker_that_does_not_answer_is_not_the_members_stall(
         async def unanswered(_tps: object) -> dict[object, int]:
             raise ConnectionError("broker away")
 
-        answered = loop.consumer.end_offsets
-        monkeypatch.setattr(loop.consumer, "end_offsets", unanswered)
-        loop._progress_at -= 3600
-        await loop.watch()
+        answered = loop.group.consumer.end_offsets
+        monkeypatch.setattr(loop.group.consumer, "end_offsets", unanswered)
+        loop.group.progress_at -= 3600
+        await loop.watches.watch()
         assert exits == []  # an outage: the clock starts again when the broker answers
 
-        monkeypatch.setattr(loop.consumer, "end_offsets", answered)
-        await loop.watch()
+        monkeypatch.setattr(loop.group.consumer, "end_offsets", answered)
+        await loop.watches.watch()
         assert exits == []  # waiting since the broker answered, not yet for stall_s
-        loop._progress_at -= 3600
-        await loop.watch()
+        loop.group.progress_at -= 3600
+        await loop.watches.watch()
+        assert [type(e) for e in exits] == [StalledError]
+
+
+async def test_a_watch_that_runs_late_restarts_its_clock_instead_of_judging_a_stall(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A blocked event loop (Hypothesis generating records in an in-process dealer's loop, say)
+    runs the watch late: the time it did not watch is no stall of the member (LATE_S)."""
+    async with toy(monkeypatch, held=True) as (service, transport, exits):
+        watches = service.loop.watches
+        for task in service.tasks:  # the test drives the watch itself
+            task.cancel()
+        await call(transport, "r4")
+        await watches.watch()  # on time: its clock starts
+        assert exits == []
+
+        watches._ran_at = time.monotonic() - (watches.period_s + CAUGHT_UP_TIMEOUT_S + LATE_S + 1)
+        service.loop.group.progress_at -= 3600  # nothing decided, as far as its clock knows
+        await watches.watch()
+        assert exits == []  # late: the clock restarted, no stall judged
+
+        service.loop.group.progress_at -= 3600
+        await watches.watch()  # on time again, and records still wait: a stall
         assert [type(e) for e in exits] == [StalledError]

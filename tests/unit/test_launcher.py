@@ -13,7 +13,7 @@ import pytest
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.ops.launcher import READY_EVENT, SERVICES, Launcher, LaunchError, ServiceProcess
-from holdem.runtime import loop
+from holdem.runtime import rebuild
 
 
 def fake(tmp_path: Path, script: str) -> ServiceProcess:
@@ -26,7 +26,7 @@ SERVES = f"import sys, time; print('starting'); print({READY!r}, file=sys.stderr
 
 
 def test_the_ready_event_is_the_one_the_runtime_logs_after_its_replay() -> None:
-    source = Path(loop.__file__).read_text()
+    source = Path(rebuild.__file__).read_text()
 
     assert re.search(rf'log\.info\(\s*"{READY_EVENT}"', source)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from aiokafka import TopicPartition
 from prometheus_client import CollectorRegistry
 from support.messages import command
@@ -22,9 +23,11 @@ from holdem.core.contracts import Call, Malfunction, dump
 from holdem.core.decider import Context
 from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import Topics
-from holdem.runtime.loop import Rebuild, ServiceLoop
+from holdem.runtime.loop import ServiceLoop
 from holdem.runtime.metrics import Metrics
+from holdem.runtime.outbox import FatalError
 from holdem.runtime.processor import Processor
+from holdem.runtime.rebuild import Rebuild
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.transport import Membership
@@ -77,8 +80,8 @@ def loop_knowing_round_r1() -> tuple[ServiceLoop, CommittingOutbox]:
     processor.fold(Topics().rounds, dump(done), PLAYER.encode(), PARTITION)
     settings = RuntimeSettings(partitions=PARTITIONS, snapshot_interval_s=0)
     loop = ServiceLoop(processor, outbox, settings, lambda error: None, MemoryTransport())  # type: ignore[arg-type]
-    loop.consumer = Member()  # type: ignore[assignment]
-    loop.generation, loop.ready = GENERATION, True  # as after the assignment's rebuild
+    loop.group.consumer = Member()  # type: ignore[assignment]
+    loop.group.generation, loop.group.ready = GENERATION, True  # as after the assignment's rebuild
     return loop, outbox
 
 
@@ -92,7 +95,7 @@ async def test_a_batch_fetched_before_a_revoke_is_left_for_the_next_owner() -> N
     loop, outbox = loop_knowing_round_r1()
     batch = fetched_call()  # in the loop's hands when the rebalance starts
 
-    await Rebuild(loop).on_partitions_revoked(set(batch))
+    await Rebuild(loop.wiring, loop.group).on_partitions_revoked(set(batch))
     await loop._decide(batch)
 
     assert outbox.records == [] and outbox.commits == []  # not decided, offsets not moved
@@ -104,8 +107,8 @@ async def test_the_same_batch_decided_against_the_reset_state_would_answer_r1_tw
     loop, outbox = loop_knowing_round_r1()
     batch = fetched_call()
 
-    await Rebuild(loop).on_partitions_revoked(set(batch))
-    loop.ready = True  # what the runtime before the batch loop did: no gate after a reset
+    await Rebuild(loop.wiring, loop.group).on_partitions_revoked(set(batch))
+    loop.group.ready = True  # what the runtime before the batch loop did: no gate after a reset
     await loop._decide(batch)
 
     assert [record[3] for record in outbox.records] == ["round.malfunction"]
@@ -126,7 +129,7 @@ async def test_a_member_evicted_while_busy_decides_nothing_until_it_is_assigned_
     deciding these records, and aiokafka would not refuse this member's offsets."""
     loop, outbox = loop_knowing_round_r1()
     loop.processor.reset()  # a state that would answer r1 if asked
-    loop.consumer.generation = -1  # type: ignore[union-attr]
+    loop.group.consumer.generation = -1  # type: ignore[union-attr]
 
     await loop._decide(fetched_call())
 
@@ -136,7 +139,7 @@ async def test_a_member_evicted_while_busy_decides_nothing_until_it_is_assigned_
 async def test_a_rebalance_pending_holds_the_batch_back_too() -> None:
     loop, outbox = loop_knowing_round_r1()
     loop.processor.reset()
-    loop.consumer.rejoin_pending = True  # type: ignore[union-attr]
+    loop.group.consumer.rejoin_pending = True  # type: ignore[union-attr]
 
     await loop._decide(fetched_call())
 
@@ -154,8 +157,8 @@ class LeakingConsumer(Member):
 async def test_a_cancellation_from_inside_the_loop_ends_the_process() -> None:
     loop, _ = loop_knowing_round_r1()
     ended: list[BaseException] = []
-    loop.fatal = ended.append
-    loop.consumer = LeakingConsumer()  # type: ignore[assignment]
+    loop.wiring.fatal = ended.append
+    loop.group.consumer = LeakingConsumer()  # type: ignore[assignment]
     await asyncio.wait_for(loop._run(), timeout=5)
     assert len(ended) == 1 and isinstance(ended[0], asyncio.CancelledError)
 
@@ -163,7 +166,7 @@ async def test_a_cancellation_from_inside_the_loop_ends_the_process() -> None:
 async def test_the_loop_stopped_by_its_owner_is_not_a_failure() -> None:
     loop, _ = loop_knowing_round_r1()
     ended: list[BaseException] = []
-    loop.fatal = ended.append
+    loop.wiring.fatal = ended.append
     idle = asyncio.Event()
 
     class Idle(Member):
@@ -172,7 +175,7 @@ async def test_the_loop_stopped_by_its_owner_is_not_a_failure() -> None:
             await asyncio.sleep(3600)
             return {}
 
-    loop.consumer = Idle()  # type: ignore[assignment]
+    loop.group.consumer = Idle()  # type: ignore[assignment]
     task = asyncio.create_task(loop._run())
     await idle.wait()
     task.cancel()
@@ -204,18 +207,45 @@ class Reachable(Member):
 async def test_a_broker_it_cannot_ask_stops_the_timers_and_its_return_restarts_them() -> None:
     loop, _ = loop_knowing_round_r1()
     consumer = Reachable()
-    loop.consumer = consumer  # type: ignore[assignment]
-    before = loop.resumed_at
-    assert await loop.caught_up()
+    loop.group.consumer = consumer  # type: ignore[assignment]
+    before = loop.group.resumed_at
+    assert await loop.watches.caught_up()
 
-    loop.ready, loop.generation = True, consumer.membership().generation
+    loop.group.ready, loop.group.generation = True, consumer.membership().generation
     assert loop.healthy()
     consumer.down = True
-    assert not await loop.caught_up()  # no tick judges a timeout while the broker is away
-    assert loop.resumed_at == before
+    assert not await loop.watches.caught_up()  # no tick judges a timeout while the broker is away
+    assert loop.group.resumed_at == before
     assert not loop.healthy()  # cut off, it still thinks itself a member: it is not ready
 
     consumer.down = False
-    assert await loop.caught_up()
+    assert await loop.watches.caught_up()
     assert loop.healthy()
-    assert loop.resumed_at is not None and (before is None or loop.resumed_at > before)
+    resumed = loop.group.resumed_at
+    assert resumed is not None and (before is None or resumed > before)
+
+
+async def test_a_batch_cut_short_by_a_fatal_error_leaves_no_offsets_for_the_next() -> None:
+    """The checkpoint owns one batch at a time (``Checkpoint.begin``): the offsets a batch
+    stored before its producer failed are not committed with the batch after it."""
+    loop, outbox = loop_knowing_round_r1()
+    other = (PARTITION + 1) % PARTITIONS
+    decide = loop.processor.process
+
+    async def fails_on_other(topic: str, partition: int, *args: Any) -> None:
+        if partition == other:
+            raise FatalError("the producer was fenced")
+        await decide(topic, partition, *args)
+
+    loop.processor.process = fails_on_other  # type: ignore[method-assign]
+    first = fetched_call()  # its offset is stored, then the other partition's record fails
+    call = command(Call, "p2", round_id="r2")
+    first[TopicPartition(Topics().commands, other)] = [Fetched(3, dump(call), b"p2")]
+    with pytest.raises(FatalError):
+        await loop._decide(first)
+
+    loop.processor.process = decide  # type: ignore[method-assign]
+    again = {TopicPartition(Topics().commands, other): [Fetched(3, dump(call), b"p2")]}
+    await loop._decide(again)
+
+    assert outbox.commits == [{TopicPartition(Topics().commands, other): 4}]

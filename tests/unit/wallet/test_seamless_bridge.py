@@ -28,7 +28,7 @@ from holdem.core.contracts.seamless import (
     SeamlessRolledBack,
 )
 from holdem.wallet import seamless_state
-from holdem.wallet.seamless import REJECTION_REASONS, WALLET_REASONS
+from holdem.wallet.seamless_replies import REJECTION_REASONS, WALLET_REASONS
 from holdem.wallet.seamless_state import OUTSTANDING_MAX, tx_id
 from holdem.wallet.snapshot import SnapshotError, dump_state, load_state
 

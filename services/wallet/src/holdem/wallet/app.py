@@ -68,30 +68,59 @@ SNAPSHOT = Codec(snapshot.dump_state, snapshot.load_state)
 
 
 def wallet_spec(
-    table: DefaultTable, book: TableBook | None = None, currencies: Currencies = CURRENCIES
+    table: DefaultTable,
+    book: TableBook | None = None,
+    currencies: Currencies = CURRENCIES,
+    *,
+    timing: Timing | None = None,
 ) -> Spec[State]:
-    """The wallet in transfer mode as the runtime sees it: reads commands, the admin's table
-    commands and rounds, folds its own ledger and the rounds' bets, deals and reveals (what a
-    payout is checked against), and keeps the whole table book (ADR 018)."""
+    """The wallet as the runtime sees it, in transfer mode, or in seamless mode (ADR 015) when
+    given the operator's ``timing``. Both read commands, the admin's table commands and rounds,
+    fold their own ledger and the rounds' bets, deals and reveals (what a payout is checked
+    against), and keep the whole table book (ADR 018); one bet pipeline decides both
+    (``holdem.wallet.bets``). Seamless mode also reads the operator's replies, folds its own
+    requests, and on ticks expires debits and re-sends credits and rollbacks."""
     book = TableBook() if book is None else book
+    inputs: tuple[str, ...] = ("commands", "rounds", "admin")
+    if timing is None:
+        decide, evolve_state, reads = bind(table, book, currencies), evolve, READS
+        tick, every = expire_campaigns, 1.0  # free-hand campaigns past their expiry (ADR 029)
+
+        def open_rounds(state: State) -> int:
+            return len(state.open_rounds)
+    else:
+        operator = timing
+        inputs += ("seamless_replies",)
+        decide = bind_seamless(Tables(table, book, currencies), operator)
+        evolve_state, reads = evolve_seamless, SEAMLESS_READS
+        every = min(1.0, operator.retry_after.total_seconds() / 2)
+
+        def tick(state: State, ctx: Context) -> list[Message]:
+            return on_tick(state, ctx, operator)
+
+        def open_rounds(state: State) -> int:
+            return len(state.open_rounds) + len(state.bridges.pending)
+
     return Spec[State](
         name=NAME,
         initial_state=initial_state,
-        evolve=evolve,
-        decide=bind(table, book, currencies),
-        inputs=("commands", "rounds", "admin"),
+        evolve=evolve_state,
+        decide=decide,
+        inputs=inputs,
         state_roles=("wallet", "rounds"),
         outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
         commands=OWNED_COMMANDS,
-        # The design makes the wallet the one that reports commands nobody owns (unknown types).
-        rejects_unreadable=frozenset({"commands", "admin"}),
-        tick=expire_campaigns,  # free-hand campaigns past their expiry (ADR 029)
-        open_rounds=lambda state: len(state.open_rounds),
+        # The design makes the wallet the one that reports commands nobody owns (unknown types),
+        # and the operator's unreadable replies; the dealer reports unreadable rounds records.
+        rejects_unreadable=frozenset(inputs) - {"rounds"},
+        tick=tick,
+        tick_interval_s=every,
+        open_rounds=open_rounds,
         on_handled=log_refusals,
         counters=WalletCounters,
         on_failure=broken_round(NAME),
         snapshot=SNAPSHOT,
-        reads=READS,
+        reads=reads,
         book_roles=("tables",),
         fold_book=book.evolve,
     )
@@ -100,35 +129,8 @@ def wallet_spec(
 def seamless_spec(
     table: DefaultTable, timing: Timing, currencies: Currencies = CURRENCIES
 ) -> Spec[State]:
-    """The wallet bridging to the operator's wallet (ADR 015): as in transfer mode, and it also
-    reads the operator's replies, folds its own requests (on its own topic), and on ticks
-    expires debits and re-sends credits and rollbacks."""
-
-    def tick(state: State, ctx: Context) -> list[Message]:
-        return on_tick(state, ctx, timing)
-
-    book = TableBook()
-    return Spec[State](
-        name=NAME,
-        initial_state=initial_state,
-        evolve=evolve_seamless,
-        decide=bind_seamless(Tables(table, book, currencies), timing),
-        inputs=("commands", "rounds", "admin", "seamless_replies"),
-        state_roles=("wallet", "rounds"),
-        outputs=("rounds", "wallet", "tables"),  # and "rejected", which the runtime adds
-        commands=OWNED_COMMANDS,
-        rejects_unreadable=frozenset({"commands", "admin", "seamless_replies"}),
-        tick=tick,
-        tick_interval_s=min(1.0, timing.retry_after.total_seconds() / 2),
-        open_rounds=lambda state: len(state.open_rounds) + len(state.bridges.pending),
-        on_handled=log_refusals,
-        counters=WalletCounters,
-        on_failure=broken_round(NAME),
-        snapshot=SNAPSHOT,
-        reads=SEAMLESS_READS,
-        book_roles=("tables",),
-        fold_book=book.evolve,
-    )
+    """The wallet bridging to the operator's wallet (ADR 015): ``wallet_spec`` with its timing."""
+    return wallet_spec(table, currencies=currencies, timing=timing)
 
 
 def create_app(
@@ -138,10 +140,8 @@ def create_app(
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
     """The wallet's app (holdem.runtime.app); ``transport`` for tests (default: Kafka)."""
-    if settings.wallet_mode == "seamless":
-        spec = seamless_spec(settings.table, settings.timing, settings.currency_table)
-    else:
-        spec = wallet_spec(settings.table, currencies=settings.currency_table)
+    timing = settings.timing if settings.wallet_mode == "seamless" else None
+    spec = wallet_spec(settings.table, currencies=settings.currency_table, timing=timing)
     return build_app(spec, settings, transport=transport, registry=registry)
 
 

@@ -17,6 +17,7 @@ from holdem.core.contracts import (
     Message,
     Mode,
     PlaceBet,
+    PlayFreeHand,
     Reason,
     Rebet,
     ResetFun,
@@ -31,15 +32,12 @@ from holdem.wallet.admission import (
     DefaultTable,
     Refusal,
     Tables,
-    admit,
-    requested,
-    take_stakes,
-    terms_of,
 )
-from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
+from holdem.wallet.bets import TRANSFER, place_bet, play_free_hand
+from holdem.wallet.idempotency import already_decided, fingerprint, wallet_rejected
 from holdem.wallet.ledger import Ledger
 from holdem.wallet.promotions import PROMO_HANDLERS
-from holdem.wallet.protection import PROTECTION_HANDLERS, check_bet, check_blocked
+from holdem.wallet.protection import PROTECTION_HANDLERS
 from holdem.wallet.rounds import ROUND_HANDLERS, round_closed
 from holdem.wallet.state import State
 from holdem.wallet.tables import decide_table
@@ -87,17 +85,13 @@ def bind(
 def _place_bet(
     state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables
 ) -> list[Message]:
-    try:
-        if already_decided(state, command, ctx):
-            return []
-        check_blocked(state, command)
-        terms = terms_of(command, tables)
-        asked = requested(state, command)
-        bets = admit(state, command, terms, asked)
-        check_bet(state, command, terms, bets)
-    except Refusal as refusal:
-        return bet_refused(command, ctx, refusal)
-    return take_stakes(state, command, ctx, bets, terms, asked[1:], fingerprint(command))
+    return place_bet(state, command, ctx, tables, TRANSFER)
+
+
+def _play_free_hand(
+    state: State, command: PlayFreeHand, ctx: Context, tables: Tables
+) -> list[Message]:
+    return play_free_hand(state, command, ctx, tables, TRANSFER)
 
 
 def _real_money_only(command: Deposit | Withdraw) -> None:
@@ -198,6 +192,7 @@ _Handler: TypeAlias = Callable[[State, Any, Context, Tables], list[Message]]
 _COMMAND_HANDLERS: dict[type[Message], _Handler] = {
     PlaceBet: _place_bet,
     Rebet: _place_bet,
+    PlayFreeHand: _play_free_hand,
     Deposit: _deposit,
     Withdraw: _withdraw,
     GrantFun: _fun_grant,

@@ -255,21 +255,6 @@ def free_stakes(
     return [placed, stake, hold]
 
 
-@_guarded
-def play(state: State, command: PlayFreeHand, ctx: Context, tables: Tables) -> list[Message]:
-    """A round with the campaign's bets: the promotion pays ante and bonus to the house, the
-    player's call (2 × ante) is held from his own balance as for any bet."""
-    campaign, terms = free_hand_of(state, command, ctx, tables)
-    call_hold = CALL_MULTIPLE * campaign.ante
-    ledger = Ledger(state, (command.player_id, campaign.currency, Mode.REAL), ctx)
-    if ledger.available < call_hold:
-        raise PromoRefusal(
-            Reason.INSUFFICIENT_FUNDS, f"the call needs {call_hold}, available {ledger.available}"
-        )
-    bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
-    return free_stakes(command, ctx, bets, terms, fingerprint(command), ledger)
-
-
 def expire_campaigns(state: State, ctx: Context) -> list[Message]:
     """On a tick: every campaign past its expiry with hands left expires, one event each, with
     ids derived from the campaign (decided again after a crash, it is recognisably one)."""
@@ -304,5 +289,4 @@ PROMO_HANDLERS: dict[type[Message], _Handler] = {
     CreditPromo: credit_promo,
     GrantFreeHands: grant,
     CancelFreeHands: cancel,
-    PlayFreeHand: play,
 }

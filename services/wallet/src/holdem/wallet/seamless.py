@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from holdem.core.contracts import (
     CallReleased,
@@ -20,96 +19,46 @@ from holdem.core.contracts import (
     Deposit,
     Envelope,
     Message,
-    OperatorRefusal,
     PayoutCredited,
     PlaceBet,
     PlayFreeHand,
     Reason,
     Rebet,
-    RoundClosed,
     RoundVoided,
     Settled,
     StakesRefunded,
     Withdraw,
 )
 from holdem.core.contracts.seamless import (
-    Credited,
     CreditRequested,
-    Debited,
-    DebitRejected,
-    DebitRejection,
     DebitRequested,
-    ReplyRefusal,
-    ReplyRefused,
     RollbackRequested,
-    RolledBack,
-    RoundClosedAcknowledged,
-    RoundClosedNotice,
-    SeamlessCredited,
-    SeamlessDebited,
     SeamlessReply,
-    SeamlessRolledBack,
 )
 from holdem.core.decider import Context
-from holdem.core.limits import AdjustedBets, Adjustment
+from holdem.core.limits import AdjustedBets
 from holdem.wallet.admission import (
     CALL_MULTIPLE,
-    PINNED,
     Refusal,
     Tables,
     Terms,
-    admit,
-    requested,
-    take_stakes,
-    terms_of,
 )
+from holdem.wallet.bets import Bet, place_bet, play_free_hand
 from holdem.wallet.decide import decide
-from holdem.wallet.idempotency import already_decided, bet_refused, fingerprint, wallet_rejected
-from holdem.wallet.ledger import Ledger
+from holdem.wallet.idempotency import already_decided, fingerprint, wallet_rejected
 from holdem.wallet.promotions import (
-    PromoRefusal,
     expire_campaigns,
-    free_hand_of,
-    free_stakes,
     not_in_seamless,
-    promo_refused,
 )
-from holdem.wallet.protection import check_bet, check_blocked
+from holdem.wallet.seamless_replies import on_reply, unplaced
 from holdem.wallet.seamless_state import (
     OUTSTANDING_MAX,
     Bridge,
     Request,
-    TxKind,
     fold_bridge,
     tx_id,
 )
-from holdem.wallet.state import AccountKey, State, evolve
-
-# The operator's refusal, one to one as the player's BetRejected (v3) reason; the operator's
-# own code also leads the detail ("operator wallet: session_expired ...").
-REJECTION_REASONS: dict[DebitRejection, Reason | OperatorRefusal] = {
-    DebitRejection.INSUFFICIENT_FUNDS: Reason.INSUFFICIENT_FUNDS,
-    DebitRejection.LIMIT_EXCEEDED: OperatorRefusal.LIMIT_EXCEEDED,
-    DebitRejection.SESSION_EXPIRED: OperatorRefusal.SESSION_EXPIRED,
-    DebitRejection.PLAYER_BLOCKED: OperatorRefusal.PLAYER_BLOCKED,
-    DebitRejection.OTHER: OperatorRefusal.OPERATOR_REJECTED,
-}
-# wallet.rejected (v2), the wallet's memory of the same answer, has no codes for the
-# operator's: there they are folded as BetRejected v2 folded them (ADR 015).
-WALLET_REASONS: dict[DebitRejection, Reason] = {
-    DebitRejection.INSUFFICIENT_FUNDS: Reason.INSUFFICIENT_FUNDS,
-    DebitRejection.LIMIT_EXCEEDED: Reason.INSUFFICIENT_FUNDS,
-    DebitRejection.SESSION_EXPIRED: Reason.INVALID,
-    DebitRejection.PLAYER_BLOCKED: Reason.INVALID,
-    DebitRejection.OTHER: Reason.INVALID,
-}
-_KINDS: dict[type[SeamlessReply], TxKind] = {
-    Debited: "debit",
-    DebitRejected: "debit",
-    Credited: "credit",
-    RolledBack: "rollback",
-    RoundClosedAcknowledged: "close",
-}
+from holdem.wallet.state import Campaign, State, evolve
 
 
 @dataclass(frozen=True)
@@ -132,19 +81,21 @@ def evolve_seamless(state: State, event: Message) -> State:
 def bind_seamless(
     tables: Tables, timing: Timing
 ) -> Callable[[State, Envelope, Context], list[Envelope]]:
+    mode = OperatorDebit(timing)
+
     def decide_seamless(state: State, message: Envelope, ctx: Context) -> list[Envelope]:
         if not isinstance(message, Message):  # the admin's table commands
             return decide(state, message, ctx, tables=tables)
         if isinstance(message, PlaceBet | Rebet):
-            return list(_place_bet(state, message, ctx, tables, timing))
+            return list(place_bet(state, message, ctx, tables, mode))
         if isinstance(message, Deposit | Withdraw):
             return list(_no_transfers(state, message, ctx))
         if isinstance(message, PlayFreeHand):
-            return list(_play_free_hand(state, message, ctx, tables, timing))
+            return list(play_free_hand(state, message, ctx, tables, mode))
         if isinstance(message, CreditPromo):
             return list(not_in_seamless(state, message, ctx))
         if isinstance(message, SeamlessReply):
-            return list(_on_reply(state, message, ctx))
+            return list(on_reply(state, message, ctx))
         events = decide(state, message, ctx, tables=tables, closes=False)
         if isinstance(message, Settled | RoundVoided):
             events += _end_round(state, message, [e for e in events if isinstance(e, Message)], ctx)
@@ -183,22 +134,6 @@ def _resend(request: Request, ctx: Context) -> Request:
 # --- commands -------------------------------------------------------------------------------
 
 
-def _place_bet(
-    state: State, command: PlaceBet | Rebet, ctx: Context, tables: Tables, timing: Timing
-) -> list[Message]:
-    try:
-        if _answered(state, command, ctx):
-            return []
-        check_blocked(state, command)
-        terms = terms_of(command, tables)
-        asked = requested(state, command)
-        bets = admit(state, command, terms, asked, funds=False)
-        check_bet(state, command, terms, bets)
-    except Refusal as refusal:
-        return bet_refused(command, ctx, refusal)
-    return [_debit(command, ctx, timing, terms, bets, asked[1:], None)]
-
-
 def _answered(state: State, command: PlaceBet | Rebet | PlayFreeHand, ctx: Context) -> bool:
     """True if the command was answered or its debit is waiting (a resend); raise Refusal if
     the round or the seat is taken at the bridge."""
@@ -219,20 +154,38 @@ def _answered(state: State, command: PlaceBet | Rebet | PlayFreeHand, ctx: Conte
     return False
 
 
-def _play_free_hand(
-    state: State, command: PlayFreeHand, ctx: Context, tables: Tables, timing: Timing
-) -> list[Message]:
-    """A free hand asks the operator's wallet for the player's part only, the call hold, and
-    names its campaign (ADR 029): the promotion pays ante and bonus on our side."""
-    try:
-        if _answered(state, command, ctx):
-            return []
-        campaign, terms = free_hand_of(state, command, ctx, tables)
-    except (Refusal, PromoRefusal) as refusal:
-        return [promo_refused(command, ctx, refusal)]
-    bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
-    asked = (campaign.ante, campaign.aa_bonus)
-    return [_debit(command, ctx, timing, terms, bets, asked, campaign.campaign_id)]
+class OperatorDebit:
+    """Seamless mode's last step of a bet: one DebitRequested to the operator's wallet (ante +
+    bonus + the call hold, or a free hand's call hold alone); the round starts once its
+    Debited is checked against it."""
+
+    funds = False  # the operator's wallet checks its own balance
+
+    def __init__(self, timing: Timing) -> None:
+        self.timing = timing
+
+    def answered(self, state: State, command: Bet, ctx: Context) -> bool:
+        return _answered(state, command, ctx)
+
+    def stake(
+        self,
+        state: State,
+        command: PlaceBet | Rebet,
+        ctx: Context,
+        terms: Terms,
+        bets: AdjustedBets,
+        asked: tuple[int, int],
+    ) -> list[Message]:
+        return [_debit(command, ctx, self.timing, terms, bets, asked, None)]
+
+    def free_stake(
+        self, state: State, command: PlayFreeHand, ctx: Context, terms: Terms, campaign: Campaign
+    ) -> list[Message]:
+        """The operator's wallet is asked for the player's part only, the call hold, naming
+        the campaign (ADR 029): the promotion pays ante and bonus on our side."""
+        bets = AdjustedBets(campaign.ante, campaign.aa_bonus)
+        asked = (campaign.ante, campaign.aa_bonus)
+        return [_debit(command, ctx, self.timing, terms, bets, asked, campaign.campaign_id)]
 
 
 def _debit(
@@ -276,174 +229,6 @@ def _no_transfers(state: State, command: Deposit | Withdraw, ctx: Context) -> li
         )
     except Refusal as refusal:
         return [wallet_rejected(command, ctx, refusal)]
-
-
-# --- the operator's replies -----------------------------------------------------------------
-
-
-def _on_reply(state: State, reply: SeamlessReply, ctx: Context) -> list[Message]:
-    kind = _KINDS[type(reply)]
-    bridge = state.bridges.of(reply.player_id, reply.round_id)
-    if bridge is None or reply.tx_id != tx_id(reply.player_id, reply.round_id, kind):
-        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} {reply.tx_id}")]
-    if isinstance(reply, RoundClosedAcknowledged):
-        return _on_close_acknowledged(bridge, reply, ctx)
-    expected = bridge.request.amount if kind == "credit" and bridge.request else bridge.debit.amount
-    if (reply.amount, reply.currency) != (expected, bridge.debit.currency):
-        detail = f"asked {expected} {bridge.debit.currency}, got {reply.amount} {reply.currency}"
-        return [_refused(reply, ctx, ReplyRefusal.MISMATCH, detail)]
-    if isinstance(reply, Debited | DebitRejected):
-        return _on_debit_answer(state, bridge, reply, ctx)
-    wanted = "crediting" if kind == "credit" else "rolling_back"
-    done = "credited" if kind == "credit" else "rolled_back"
-    if bridge.status == done:
-        return []  # the same acknowledgement again
-    if bridge.status != wanted:
-        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, f"no {kind} was asked")]
-    ledger = Ledger(state, _account(bridge), ctx)
-    key, r = f"seamless_{done}:{bridge.round_id}", bridge.round_id
-    if isinstance(reply, Credited):
-        moved = ledger.move(SeamlessCredited, key, reply.amount, r, tx_id=reply.tx_id)
-        return [moved, *_closed(state, bridge, reply, ctx)]
-    assert isinstance(reply, RolledBack)
-    # What the debit put in the ledger goes back out; a debit never applied put in nothing.
-    taken = bridge.debit.amount if bridge.debit_applied else 0
-    moved = ledger.move(SeamlessRolledBack, key, taken, r, tx_id=reply.tx_id)
-    return [moved, *_closed(state, bridge, reply, ctx)]
-
-
-def _closed(
-    state: State, bridge: Bridge, reply: Credited | RolledBack, ctx: Context
-) -> list[Message]:
-    """The round's last movement is acknowledged: RoundClosed for the rounds topic and the
-    notice to the operator's wallet (ADR 028); none for a debit that never placed a bet."""
-    stake = state.round_of(bridge.player_id, bridge.round_id)
-    if not bridge.debit_applied or stake is None:
-        return []
-    settled = isinstance(reply, Credited)
-    released = stake.call_hold if stake.call == "released" else 0
-    player_id, round_id, debit = bridge.player_id, bridge.round_id, bridge.debit
-    returned = reply.amount - released if settled else stake.taken
-    closed = RoundClosed(
-        **ctx.envelope(player_id, round_id),
-        outcome="settled" if settled else "voided",
-        currency=debit.currency,
-        mode=debit.mode,
-        staked=stake.taken,
-        returned=returned,
-        net=returned - stake.taken,
-    )
-    notice = RoundClosedNotice(
-        **ctx.envelope(player_id, round_id),
-        tx_id=tx_id(player_id, round_id, "close"),
-        currency=debit.currency,
-        mode=debit.mode,
-        amount=reply.amount,
-        outcome=closed.outcome,
-        debit_tx_id=debit.tx_id,
-        final_tx_id=reply.tx_id,
-    )
-    return [closed, notice]
-
-
-def _on_close_acknowledged(
-    bridge: Bridge, reply: RoundClosedAcknowledged, ctx: Context
-) -> list[Message]:
-    """The operator received the notice: nothing to record; an acknowledgement of a round not
-    closed, or of another amount, is refused like any reply that names no request."""
-    final = bridge.request
-    if bridge.status not in {"credited", "rolled_back"} or not bridge.debit_applied or not final:
-        return [_refused(reply, ctx, ReplyRefusal.UNKNOWN_TRANSACTION, "the round is not closed")]
-    if (reply.amount, reply.currency) != (final.amount, final.currency):
-        detail = f"closed with {final.amount} {final.currency}, got {reply.amount} {reply.currency}"
-        return [_refused(reply, ctx, ReplyRefusal.MISMATCH, detail)]
-    return []
-
-
-def _on_debit_answer(
-    state: State, bridge: Bridge, reply: Debited | DebitRejected, ctx: Context
-) -> list[Message]:
-    if bridge.status == "debit_pending":
-        if isinstance(reply, Debited) and bridge.player_id in state.protection.blocked:
-            # Blocked while his debit was out (ADR 028): no round; the operator's money back.
-            blocked = Refusal(
-                Reason.INVALID, "the operator blocked the player", OperatorRefusal.PLAYER_BLOCKED
-            )
-            return _unplaced(bridge, ctx, blocked)
-        if isinstance(reply, Debited):
-            return _apply_debit(state, bridge, ctx)
-        detail = f"operator wallet: {reply.reason.value} {reply.detail}".strip()
-        refusal = Refusal(
-            WALLET_REASONS[reply.reason], detail[:500], REJECTION_REASONS[reply.reason]
-        )
-        return bet_refused(_bet_of(bridge.debit), ctx, refusal, bridge.debit.fingerprint)
-    if bridge.debit_applied == isinstance(reply, Debited):
-        return []  # the same answer again, or a refusal that the rollback made true
-    detail = f"the debit is {bridge.status.replace('_', ' ')}: this answer changes nothing"
-    return [_refused(reply, ctx, ReplyRefusal.SUPERSEDED, detail)]
-
-
-def _apply_debit(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
-    debit = bridge.debit
-    ledger = Ledger(state, _account(bridge), ctx)
-    key = f"seamless_debited:{debit.round_id}"
-    debited = ledger.move(SeamlessDebited, key, debit.amount, debit.round_id, tx_id=debit.tx_id)
-    adjustments = []
-    if debit.ante != debit.requested_ante:
-        adjustments.append(Adjustment("ante", debit.requested_ante, debit.ante))
-    if debit.aa_bonus != debit.requested_aa_bonus:
-        adjustments.append(Adjustment("aa_bonus", debit.requested_aa_bonus, debit.aa_bonus))
-    bets = AdjustedBets(debit.ante, debit.aa_bonus, tuple(adjustments))
-    # A DebitRequested v1 has no idle_timeout_s: that session takes the dealer's (ADR 020).
-    pinned = {n: getattr(debit, n, None) for n in PINNED if getattr(debit, n, None) is not None}
-    terms = Terms(debit.currency, debit.mode, None, pinned)
-    bet, asked = _bet_of(debit), (debit.requested_ante, debit.requested_aa_bonus)
-    digest = debit.fingerprint or fingerprint(bet)
-    if debit.campaign_id is not None:  # a free hand: played even if its campaign ended since
-        free = _free_hand_of(debit)
-        return [debited, *free_stakes(free, ctx, bets, terms, digest, ledger)]
-    placed = take_stakes(state, bet, ctx, bets, terms, asked, digest, ledger)
-    return [debited, *placed]
-
-
-def _free_hand_of(debit: DebitRequested) -> PlayFreeHand:
-    """The PlayFreeHand the debit was asked for."""
-    assert debit.campaign_id is not None
-    return PlayFreeHand(**_origin(debit), campaign_id=debit.campaign_id)
-
-
-def _origin(debit: DebitRequested) -> dict[str, Any]:
-    """The envelope of the command the debit was asked for."""
-    return {
-        "event_id": debit.causation_id or debit.event_id,
-        "command_id": debit.command_id,
-        "player_id": debit.player_id,
-        "round_id": debit.round_id,
-        "occurred_at": debit.occurred_at,
-    }
-
-
-def _bet_of(debit: DebitRequested) -> PlaceBet:
-    """The PlaceBet the debit was asked for, as the wallet admitted it."""
-    return PlaceBet(
-        **_origin(debit),
-        currency=debit.currency,
-        mode=debit.mode,
-        ante=debit.requested_ante,
-        aa_bonus=debit.requested_aa_bonus,
-        table_id=debit.table_id,
-    )
-
-
-def _refused(reply: SeamlessReply, ctx: Context, reason: ReplyRefusal, detail: str) -> Message:
-    return ReplyRefused(
-        **ctx.envelope(reply.player_id, reply.round_id),
-        reply_id=reply.event_id,
-        reply_type=str(getattr(reply, "type", "")),
-        tx_id=reply.tx_id,
-        reason=reason,
-        detail=detail[:500],
-    )
 
 
 # --- the end of a round ---------------------------------------------------------------------
@@ -494,23 +279,4 @@ def _expire(state: State, bridge: Bridge, ctx: Context) -> list[Message]:
     timeout = Refusal(
         Reason.PROCESSING_FAILED, "operator wallet: timeout, the debit is rolled back"
     )
-    return _unplaced(bridge, own, timeout)
-
-
-def _unplaced(bridge: Bridge, own: Context, refusal: Refusal) -> list[Message]:
-    """The debit rolled back and the bet refused: the round never starts."""
-    debit = bridge.debit
-    rollback = RollbackRequested(
-        **own.envelope(debit.player_id, debit.round_id),
-        tx_id=tx_id(debit.player_id, debit.round_id, "rollback"),
-        currency=debit.currency,
-        mode=debit.mode,
-        amount=debit.amount,
-        debit_tx_id=debit.tx_id,
-        campaign_id=debit.campaign_id,
-    )
-    return [rollback, *bet_refused(_bet_of(debit), own, refusal, debit.fingerprint)]
-
-
-def _account(bridge: Bridge) -> AccountKey:
-    return (bridge.player_id, bridge.debit.currency, bridge.debit.mode)
+    return unplaced(bridge, own, timeout)

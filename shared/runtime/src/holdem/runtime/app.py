@@ -68,17 +68,17 @@ class ServiceApp:
         structlog.contextvars.bind_contextvars(tenant=settings.tenant, operator=settings.operator)
         await self.loop.start()
         self.tasks.append(asyncio.create_task(_every(spec.tick_interval_s, self._tick)))
-        self.tasks.append(asyncio.create_task(_every(5.0, self.loop.measure_lag)))
+        self.tasks.append(asyncio.create_task(_every(5.0, self.loop.watches.measure_lag)))
         # The stall watch: a process up but deciding nothing exits for its supervisor.
-        watch_s = min(5.0, self.loop.stall_s / 4)
-        self.tasks.append(asyncio.create_task(_every(watch_s, self.loop.watch)))
+        watches = self.loop.watches
+        self.tasks.append(asyncio.create_task(_every(watches.period_s, watches.watch)))
         self.tasks.append(asyncio.create_task(_every(settings.twin_check_s, self.twins.check)))
 
     async def _tick(self) -> None:
         # Timeouts are judged only once the backlog is read: after downtime, a player's Call
         # may still be waiting in it.
-        if await self.loop.caught_up():
-            await self.processor.run_tick(self.loop.resumed_at)
+        if await self.loop.watches.caught_up():
+            await self.processor.run_tick(self.loop.group.resumed_at)
 
     async def stop(self) -> None:
         """Stop the periodic tasks, then the loop (its last batch committed), then the producer."""
@@ -155,7 +155,7 @@ def build_app(
         transport.admin(),
         loop.group_id,
         loop.client_id,
-        lambda: loop.consumer.membership().member_id if loop.consumer is not None else None,
+        lambda: loop.group.membership().member_id,
         lambda twin: duplicate.set(float(twin)),
         settings.session_timeout_ms / 1000,
     )

@@ -7,97 +7,70 @@ work per record. The loop runs over ``holdem.runtime.transport``: Kafka in a ser
 (``holdem.runtime.kafka``), an in-memory log in the tests (``holdem.runtime.testing``), with the
 same batches and transactions. A record is decided only once the state of its partition is
 rebuilt for the current assignment; a replay that fails, or a producer that cannot commit, ends
-the process (status 70) for its supervisor to restart."""
+the process (status 70) for its supervisor to restart.
+
+This module keeps the wiring, the poll cycle and the dispatch of each record to the processor;
+the other jobs are handed a ``Wiring`` (ADR 035): the batch's commit (``checkpoint``), the
+rebalance listener and the rebuild (``rebuild``), the periodic watches (``watches``), the book
+(``book``) and what they share of the group membership (``member``)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
 import structlog
 
 from holdem.core.wire.topics import snapshot_topic
+from holdem.runtime.book import BookTail
+from holdem.runtime.checkpoint import Checkpoint
+from holdem.runtime.member import GroupMember
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor
+from holdem.runtime.rebuild import Rebuild, Rebuilder
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import Snapshot
-from holdem.runtime.transport import (
-    Batch,
-    Follower,
-    GroupConsumer,
-    GroupSettings,
-    Member,
-    Membership,
-    Offsets,
-    TopicPartition,
-    Transport,
-    type_header,
-)
+from holdem.runtime.transport import Batch, GroupSettings, Transport, type_header
+from holdem.runtime.watches import Watches
+from holdem.runtime.wiring import Fatal, Wiring, stop_reading
 
 log = structlog.get_logger(__name__)
 MAX_BATCH = 500  # records per poll: one transaction each
 SESSION_TIMEOUT_MS = 6_000  # the default (RuntimeSettings): the broker's minimum
 HEARTBEAT_MS = 1_000
 # aiokafka's default: a member that polls nothing for this long leaves its group. A rebuild is
-# the loop's work, not idleness, and counts as polling (``_rebuilding``); the replay's own
-# progress timeout is what stops a rebuild that gets nowhere.
+# the loop's work, not idleness, and counts as polling (``Rebuilder._rebuilding``); the
+# replay's own progress timeout is what stops a rebuild that gets nowhere.
 MAX_POLL_INTERVAL_MS = 300_000
-REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
-CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
-# Liveness (issue 26): a member serving its partitions with records waiting on them, and the
-# broker answering, that decides no batch for this long is stalled (its committed offsets never
-# answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
-# batch's retries and a rebalance's wait for a member's session; within the issue's 90 s goal.
-STALL_S = 45.0
-
-Fatal = Callable[[BaseException], Any]
 
 
-class StalledError(RuntimeError):
-    """Records wait on assigned partitions and none has been decided for ``STALL_S``."""
-
-
-class SplitAssignmentError(RuntimeError):
-    """An assignment that gives this instance a partition of one input topic and not the same
-    partition of the others: its state would miss the other owner's records."""
-
-
-class Rebuild:
-    """Have the state of exactly the assigned partitions rebuilt before any of their records is
-    decided; a revoke waits for the batch in flight to commit, then forgets the state. The
-    rebuild itself runs in the loop's task, not here: aiokafka sends no heartbeat while this
-    callback runs, and a rebuild longer than the session timeout got the member evicted."""
-
-    def __init__(self, loop: ServiceLoop) -> None:
-        self.loop = loop
-
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        processor = self.loop.processor
-        async with processor.lock:  # the batch in flight commits first
-            self.loop.ready = False
-            self.loop.pending = None
-            processor.metrics.lag.clear()
-            processor.reset()
-
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        # aiokafka only logs what a listener raises and goes on with the assignment: a state
-        # that could not be rebuilt must end the process instead of being decided against.
-        try:
-            partitions = sorted({tp.partition for tp in assigned})
-            inputs = self.loop.input_topics()
-            whole = {TopicPartition(t, p) for t in inputs for p in partitions}
-            if set(assigned) != whole:
-                raise SplitAssignmentError(
-                    f"assigned {sorted(assigned)}, not every input topic of partitions {partitions}"
-                )
-            self.loop.generation = self.loop.current_generation()
-            self.loop.pending = partitions  # rebuilt by the loop before its next batch
-        except Exception as error:
-            self.loop.fatal(error)
+def wiring_of(
+    processor: Processor[Any],
+    outbox: TransactionalOutbox,
+    settings: RuntimeSettings,
+    fatal: Fatal,
+    transport: Transport,
+) -> Wiring:
+    """What the loop's jobs are handed of the processor."""
+    spec, topic_of = processor.spec, processor.topic_of
+    return Wiring(
+        name=spec.name,
+        settings=settings,
+        transport=transport,
+        outbox=outbox,
+        metrics=processor.metrics,
+        lock=processor.lock,
+        store=processor.store,
+        fatal=fatal,
+        forget=processor.reset,
+        inputs=tuple(topic_of(role) for role in spec.inputs),
+        state_topics=tuple(topic_of(role) for role in spec.state_roles),
+        book_topics=tuple(topic_of(role) for role in spec.book_roles),
+        snapshot_topic=snapshot_topic(settings.topics, spec.name),
+        fold=processor.fold,
+        fold_book=processor.fold_book,
+        wants=processor.wants,
+        check_book=spec.check_book,
+    )
 
 
 class ServiceLoop:
@@ -114,35 +87,25 @@ class ServiceLoop:
         self.processor = processor
         self.outbox = outbox
         self.settings = settings
-        self.fatal = fatal
         self.transport = transport
         scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""
         self.group_id = f"{scope}holdem-{processor.spec.name}"
         self.client_id = f"{self.group_id}-{settings.instance_id}"
+        self.wiring = wiring_of(processor, outbox, settings, fatal, transport)
         # Static membership (ADR 037): the group knows this instance by its id across restarts.
         self.instance_id = settings.instance_id if settings.static_membership else None
-        self.ready = False
-        # When it last resumed making progress (rebuilt, or reached the broker again after it
-        # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
-        self.resumed_at: datetime | None = None
-        self._unreachable = False
-        self.stall_s = STALL_S
-        self._progress_at = time.monotonic()  # last decided batch, rebuild, or nothing waiting
-        self.generation: int | None = None  # the group generation the state was rebuilt for
-        self.pending: list[int] | None = None  # assigned, not rebuilt yet
-        self.batches = 0
-        self.consumer: GroupConsumer | None = None
+        self.group = GroupMember(self.instance_id)
+        self.book = BookTail(self.wiring)
+        self.rebuilder = Rebuilder(self.wiring, self.group, self.book)
+        self.checkpoint = Checkpoint(self.wiring, self.group, self.group_id)
+        self.watches = Watches(self.wiring, self.group, self.group_id)
         self._task: asyncio.Task[None] | None = None
-        self.snapshot_topic = snapshot_topic(settings.topics, processor.spec.name)
-        self._snapshot_due = 0.0
-        self.book = BookTail(processor, settings, fatal, transport)
 
-    def input_topics(self) -> list[str]:
-        return [self.processor.topic_of(role) for role in self.processor.spec.inputs]
+    def healthy(self) -> bool:
+        return self.group.healthy()
 
     async def start(self) -> None:
-        inputs = self.input_topics()
-        self.consumer = self.transport.consumer(
+        consumer = self.transport.consumer(
             GroupSettings(
                 group_id=self.group_id,
                 client_id=self.client_id,
@@ -153,146 +116,33 @@ class ServiceLoop:
                 instance_id=self.instance_id,
             )
         )
-        self.consumer.subscribe(inputs, listener=Rebuild(self))
+        self.group.consumer = consumer
+        consumer.subscribe(list(self.wiring.inputs), listener=Rebuild(self.wiring, self.group))
         await self.book.start()
-        await self.consumer.start()
+        await consumer.start()
         self._task = asyncio.create_task(self._run(), name=f"{self.group_id}-loop")
 
     async def stop(self) -> None:
         # A member leaves the group on stop (a static one too: kafka_internals): a quick hand-over.
-        await _stop(self._task, self.consumer)
+        await stop_reading(self._task, self.group.consumer)
         await self.book.stop()
 
     async def _rebuild_pending(self) -> None:
         """The caller holds the processor's lock."""
-        partitions, self.pending = self.pending, None
+        partitions, self.group.pending = self.group.pending, None
         if partitions is not None:
-            await self.rebuild(partitions)
-
-    async def rebuild(self, partitions: list[int]) -> None:
-        """Each assigned partition from its latest snapshot (if any) plus the log's tail (the
-        caller holds the processor's lock)."""
-        with self._rebuilding():
-            await self._rebuild(partitions)
-
-    def _rebuilding(self) -> contextlib.AbstractContextManager[Any]:
-        """The member is busy, not idle, while it rebuilds: without this aiokafka leaves the
-        group once a replay outlasts max_poll_interval (5 min: a cold start on a million
-        rounds), the rejoin assigns the partitions again, and the rebuild starts over for ever
-        (seen in the restart bench). Its poll clock is the one a fetch holds still."""
-        return self.consumer.busy() if self.consumer is not None else contextlib.nullcontext()
-
-    async def _rebuild(self, partitions: list[int]) -> None:
-        processor = self.processor
-        topics = [processor.topic_of(role) for role in processor.spec.state_roles]
-        inputs = {processor.topic_of(role) for role in processor.spec.inputs}
-
-        def wanted(topic: str, kind: bytes | None) -> bool:
-            # What it skips unparsed when it consumes a topic, it skips when it replays it
-            # too; a topic only it writes (its ledger, its vault) is folded whole.
-            return topic not in inputs or processor.wants(topic, kind)
-
-        started = time.perf_counter()
-        processor.reset()
-        starts, loaded = await self._load_snapshots(partitions)
-        count = await self.transport.replay(
-            topics,
-            partitions,
-            processor.fold,
-            starts=starts,
-            timeout_s=REPLAY_TIMEOUT_S,
-            wanted=wanted,
-            stuck=self.outbox.renew,
-        )
-        # The whole book again, to its end: the commands of the partitions just assigned are
-        # decided against every table event their previous owner committed.
-        count += await self.book.replay()
-        seconds = time.perf_counter() - started
-        self.ready = True
-        self.resumed_at = datetime.now(UTC)
-        self._progress_at = time.monotonic()
-        self._snapshot_due = time.monotonic() + self.settings.snapshot_interval_s
-        name = processor.spec.name
-        processor.metrics.replay_duration.labels(name).observe(seconds)
-        processor.metrics.replay_events.labels(name).inc(count)
-        log.info(
-            "replayed",
-            partitions=partitions,
-            snapshots=loaded,
-            events=count,
-            seconds=round(seconds, 3),
-        )
-
-    async def _load_snapshots(
-        self, partitions: list[int]
-    ) -> tuple[dict[TopicPartition, int], list[int]]:
-        """States from the latest snapshots; the offsets their replays start from."""
-        codec = self.processor.spec.snapshot
-        if codec is None or self.settings.snapshot_interval_s <= 0:
-            return {}, []
-        name = self.processor.spec.name
-        found = await self.transport.latest_snapshots(self.snapshot_topic, partitions)
-        starts: dict[TopicPartition, int] = {}
-        for partition, raw in sorted(found.items()):
-            try:
-                snapshot = Snapshot.from_bytes(raw, name, partition)
-                state = codec.load(snapshot.state)
-            except ValueError as error:  # the log is still whole: rebuild from its beginning
-                log.error("snapshot unusable, full replay", partition=partition, error=repr(error))
-                self.processor.metrics.snapshot_failures.labels(name).inc()
-                continue
-            self.processor.partition(partition).state = state
-            self.processor.restore_brands(partition, snapshot.brands)
-            starts.update(snapshot.starts())
-        return starts, sorted({tp.partition for tp in starts})
-
-    async def _snapshot_if_due(self, batch_offsets: Offsets) -> None:
-        """Every snapshot_interval_s, each assigned partition's state goes into this batch's
-        transaction with the offsets it covers."""
-        codec, consumer = self.processor.spec.snapshot, self.consumer
-        interval = self.settings.snapshot_interval_s
-        if (
-            codec is None
-            or consumer is None
-            or interval <= 0
-            or time.monotonic() < self._snapshot_due
-        ):
-            return
-        self._snapshot_due = time.monotonic() + interval
-        processor = self.processor
-        inputs = {processor.topic_of(role) for role in processor.spec.inputs}
-        state_topics = [processor.topic_of(role) for role in processor.spec.state_roles]
-        assigned = sorted({tp.partition for tp in consumer.assignment()})
-        only_state = [
-            TopicPartition(t, p) for t in state_topics if t not in inputs for p in assigned
-        ]
-        stable = await consumer.end_offsets(only_state) if only_state else {}
-        records = []
-        for partition in assigned:
-            offsets = {}
-            for topic in state_topics:
-                tp = TopicPartition(topic, partition)
-                if topic in inputs:
-                    offsets[topic] = batch_offsets.get(tp) or await consumer.position(tp)
-                else:
-                    offsets[topic] = stable[tp]
-            state = codec.dump(processor.partition(partition).state)
-            brands = processor.brands_of(partition)
-            snapshot = Snapshot(processor.spec.name, partition, offsets, state, brands)
-            records += [
-                (self.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
-            ]
-        self.outbox.add_snapshots(records)
-        processor.metrics.snapshots.labels(processor.spec.name).inc(len(assigned))
+            await self.rebuilder.rebuild(partitions)
+            self.checkpoint.snapshot_later()
 
     async def _run(self) -> None:
-        assert self.consumer is not None
+        consumer = self.group.consumer
+        assert consumer is not None
         try:
             while True:
-                if self.pending is not None:
+                if self.group.pending is not None:
                     async with self.processor.lock:
                         await self._rebuild_pending()
-                batch = await self.consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
+                batch = await consumer.getmany(timeout_ms=100, max_records=MAX_BATCH)
                 if batch:
                     await self._decide(batch)
         except asyncio.CancelledError as error:
@@ -302,56 +152,22 @@ class ServiceLoop:
             # A library's own cancellation leaking out (aiokafka's consumer stop did): the loop
             # would end silently and the instance stay up deciding nothing.
             log.error("consumer loop cancelled from inside")
-            self.fatal(error)
+            self.wiring.fatal(error)
         except FatalError as error:
-            self.fatal(error)
+            self.wiring.fatal(error)
         except Exception as error:  # the loop itself broke: nothing would be decided any more
             log.exception("consumer loop failed")
-            self.fatal(error)
-
-    def _membership(self) -> Membership:
-        if self.consumer is None:
-            return Membership(None, None, False)
-        return self.consumer.membership()
-
-    def identity(self) -> Member | None:
-        """This member as the group coordinator knows it: what fences its offset commits."""
-        member_id = self._membership().member_id
-        if member_id is None or self.generation is None:
-            return None
-        return Member(self.generation, member_id, self.instance_id)
-
-    def current_generation(self) -> int | None:
-        return self._membership().generation
-
-    def healthy(self) -> bool:
-        """Ready to decide: the state of every assigned partition rebuilt, still the member of
-        the generation it was rebuilt for, and a broker that answered the last tick's ask for
-        the log's ends (the holdem_ready gauge; a container's health check). A process cut off
-        from the broker still believes itself a member (it learns it was evicted only from the
-        broker), so the unanswered ask is what tells it, and its health check, it cannot decide."""
-        return self.ready and self.pending is None and self.member() and not self._unreachable
-
-    def member(self) -> bool:
-        """Still the member of the generation this state was rebuilt for, with no rebalance
-        pending. A member evicted while busy (its rebuild outlasting the session timeout, say)
-        learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
-        group id alone (no KIP-447 generation check): a batch it committed then would be decided
-        a second time by the partition's new owner. So it stops deciding by itself."""
-        now = self._membership()
-        if now.generation is None or self.generation is None:
-            return False
-        return now.generation == self.generation and not now.rejoin_pending
+            self.wiring.fatal(error)
 
     async def _decide(self, batch: Batch) -> None:
-        processor = self.processor
-        offsets: Offsets = {}
+        processor, checkpoint = self.processor, self.checkpoint
         async with processor.lock:
             await self._rebuild_pending()  # assigned while this batch was fetched: its records
             # Fetched before a revoke, or by a member that is no longer one: the next
             # assignment reads these records again from the committed offsets.
-            if not self.ready or not self.member():
+            if not self.group.ready or not self.group.member():
                 return
+            checkpoint.begin()
             for tp, records in batch.items():
                 for record in records:
                     if record.value is None:  # a tombstone: bad input too, never dropped
@@ -367,193 +183,5 @@ class ServiceLoop:
                             record.key,
                             record.headers,
                         )
-                offsets[tp] = records[-1].offset + 1
-            await self._snapshot_if_due(offsets)
-            if not self.member():  # lost the partitions while deciding: commit nothing
-                self.outbox.discard()
-                processor.reset()  # it folded the batch's own events: rebuilt at reassignment
-                self.ready = False
-                log.warning("membership lost mid-batch: batch discarded", group=self.group_id)
-                return
-            await self.outbox.commit(offsets, self.group_id, self.identity())
-            self._progress_at = time.monotonic()
-        self.batches += 1
-        name = processor.spec.name
-        processor.metrics.records.labels(name).inc(sum(len(r) for r in batch.values()))
-        processor.metrics.batches.labels(name).inc()
-
-    async def caught_up(self) -> bool:
-        """Every assigned partition read to its end, as the broker says now: ticks judge
-        timeouts only then. A broker it cannot ask is a stall; the first answer after one is a
-        resumption (``resumed_at``)."""
-        consumer = self.consumer
-        if consumer is None or not self.ready or not self.member() or not consumer.assignment():
-            return False
-        assigned = sorted(consumer.assignment())
-        try:
-            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
-        except Exception as error:  # whatever kept the broker from answering: a stall
-            self._cut_off(error)
-            return False
-        if self._unreachable:
-            self._unreachable = False
-            self.resumed_at = datetime.now(UTC)
-            log.info("broker answering again: timers count from now")
-        for tp in assigned:
-            position = consumer.known_position(tp)  # position() would wait while it has none
-            if position is None or position < ends[tp]:
-                return False
-        return True
-
-    def _cut_off(self, error: BaseException) -> None:
-        """The broker did not answer an ask for the log's ends: unready (``healthy``) until a
-        tick's ask is answered again (only ``caught_up`` clears it, so ``resumed_at`` keeps its
-        meaning)."""
-        if not self._unreachable:
-            log.warning("broker not answering: unready, timers wait", error=repr(error))
-        self._unreachable = True
-
-    async def watch(self) -> None:
-        """Liveness: a member serving its partitions (rebuilt, still the member), with records
-        waiting on them (or no position to read them from: its committed offsets never
-        answered) and a broker that answers, that has decided no batch for ``stall_s`` is
-        stalled: it says so and ends (status 70) for its supervisor, whose restart starts it
-        over (a new producer epoch ends what its transactional id left open). A rebuild has its
-        own bounds; a broker that does not answer is an outage, not this instance's stall."""
-        consumer = self.consumer
-        now = time.monotonic()
-        if consumer is None or not self.ready or self.pending is not None or not self.member():
-            self._progress_at = now
-            return
-        assigned = sorted(consumer.assignment())
-        try:
-            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
-        except Exception as error:  # the broker away: the clock starts again after
-            # The tick may be the one that cannot ask: it waits on the processor's lock while a
-            # commit hangs with the broker gone (aiokafka's commit_transaction has no timeout).
-            # This watch takes no lock, so it is what tells the health check (issue 26).
-            self._cut_off(error)
-            self._progress_at = time.monotonic()
-            return
-        waiting = {}
-        for tp in assigned:
-            position = consumer.known_position(tp)
-            if position is None or position < ends[tp]:
-                waiting[f"{tp.topic}-{tp.partition}"] = (position, ends[tp])
-        if not waiting:  # idle, not stalled
-            self._progress_at = time.monotonic()
-            return
-        stalled_s = time.monotonic() - self._progress_at
-        if stalled_s < self.stall_s:
-            return
-        log.critical(
-            "stalled: records waiting and nothing decided, exiting for a restart",
-            group=self.group_id,
-            seconds=round(stalled_s, 1),
-            waiting={tp: {"position": p, "end": end} for tp, (p, end) in sorted(waiting.items())},
-        )
-        self.fatal(
-            StalledError(f"nothing decided for {stalled_s:.0f}s with records waiting: {waiting}")
-        )
-
-    async def measure_lag(self) -> None:
-        consumer = self.consumer
-        if consumer is None:
-            return
-        name = self.processor.spec.name
-        for tp in consumer.assignment():
-            high, position = consumer.highwater(tp), consumer.known_position(tp)
-            if high is not None and position is not None:
-                behind = max(high - position, 0)
-                self.processor.metrics.lag.labels(name, tp.topic, str(tp.partition)).set(behind)
-
-
-class BookTail:
-    """Keeps a service's book (``Spec.book_roles``, e.g. the table book) current: every
-    partition of those topics read, group-less, from the beginning and then as they grow,
-    folded under the processor's lock (the fold is idempotent, so what a replay or the
-    service's own publishing already folded changes nothing)."""
-
-    def __init__(
-        self,
-        processor: Processor[Any],
-        settings: RuntimeSettings,
-        fatal: Fatal,
-        transport: Transport,
-    ):
-        self.processor = processor
-        self.settings = settings
-        self.fatal = fatal
-        self.transport = transport
-        self.topics = [processor.topic_of(role) for role in processor.spec.book_roles]
-        self.consumer: Follower | None = None
-        self._task: asyncio.Task[None] | None = None
-
-    async def replay(self) -> int:
-        """Fold every committed record of the book's topics up to their current end."""
-        if not self.topics:
-            return 0
-        count = await self.transport.replay(
-            self.topics,
-            range(self.settings.partitions),
-            self.processor.fold_book,
-            timeout_s=REPLAY_TIMEOUT_S,
-        )
-        self.check()
-        return count
-
-    def check(self) -> None:
-        """The service's ``check_book`` on the book as it now is; what it raises is fatal."""
-        check = self.processor.spec.check_book
-        if check is None:
-            return
-        try:
-            check()
-        except Exception as error:
-            self.fatal(error)
-            raise
-
-    async def start(self) -> None:
-        """The book read to its end before the service decides anything, then followed."""
-        if not self.topics:
-            return
-        async with self.processor.lock:
-            await self.replay()
-        self.consumer = self.transport.follower(
-            [TopicPartition(t, p) for t in self.topics for p in range(self.settings.partitions)]
-        )
-        await self.consumer.start()
-        self._task = asyncio.create_task(self._follow(), name="book-tail")
-
-    async def _follow(self) -> None:
-        assert self.consumer is not None
-        try:
-            while True:
-                batch = await self.consumer.getmany(timeout_ms=200)
-                async with self.processor.lock:
-                    for tp, records in batch.items():
-                        for record in records:
-                            if record.value is not None:
-                                self.processor.fold_book(
-                                    tp.topic, record.value, record.key, tp.partition
-                                )
-                    if batch:
-                        self.check()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # a book that stops following would decide on stale terms
-            log.exception("book tail failed")
-            self.fatal(error)
-
-    async def stop(self) -> None:
-        await _stop(self._task, self.consumer)
-
-
-async def _stop(task: asyncio.Task[None] | None, consumer: GroupConsumer | Follower | None) -> None:
-    """Cancel a reading task, then stop its consumer."""
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-    if consumer is not None:
-        await consumer.stop()
+                checkpoint.store_offset(tp, records[-1].offset + 1, len(records))
+            await checkpoint.commit()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
@@ -26,11 +26,11 @@ from holdem.core.decider import Context
 from holdem.core.wire.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import ROLES, Topics
-from holdem.runtime.brands import Brands
 from holdem.runtime.dead_letter import answers_for, poisoned, rejection, safe_id
 from holdem.runtime.ingress import Origin, header_refusal, key_refusal, wanted
 from holdem.runtime.metrics import CountersFactory, GameCounters, Metrics
 from holdem.runtime.outbox import FatalError, Outbox
+from holdem.runtime.partitions import Partition, PartitionStore
 from holdem.runtime.snapshots import Codec
 from holdem.runtime.transport import Record
 
@@ -82,17 +82,6 @@ class Spec(Generic[S]):
 
 
 @dataclass
-class Partition(Generic[S]):
-    """One partition's state and what the runtime keeps beside it. A player's records all
-    share one partition number (co-partitioning), so each partition is folded, decided and
-    snapshotted on its own, and every step is handed the partition it works on."""
-
-    number: int
-    state: S
-    brands: Brands = field(default_factory=Brands)
-
-
-@dataclass
 class Processor(Generic[S]):
     """One service's partitions and the steps every record goes through."""
 
@@ -106,25 +95,27 @@ class Processor(Generic[S]):
     # The operator this deployment serves (ADR 021): the ``operator`` header of every record it
     # publishes; an input whose header names another is refused (wrong_operator).
     operator: str = DEFAULT_OPERATOR
-    parts: dict[int, Partition[S]] = field(init=False, default_factory=dict)
+    store: PartitionStore[S] = field(init=False)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
     counters: GameCounters = field(init=False)
 
     def __post_init__(self) -> None:
         self._role_of = {self.topics.name(role): role for role in ROLES}
+        self.store = PartitionStore(self.spec.initial_state, self.spec.snapshot)
         make = self.spec.counters
         self.counters = GameCounters() if make is None else make(self.metrics)
 
     def partition(self, number: int) -> Partition[S]:
         """Partition ``number``, with a fresh state if it has none yet."""
-        found = self.parts.get(number)
-        if found is None:
-            found = self.parts[number] = Partition(number, self.spec.initial_state())
-        return found
+        return self.store.partition(number)
+
+    @property
+    def parts(self) -> dict[int, Partition[S]]:
+        return self.store.parts
 
     @property
     def states(self) -> dict[int, S]:
-        return {number: part.state for number, part in self.parts.items()}
+        return self.store.states
 
     def state_for(self, player_id: str) -> S:
         """The state that holds ``player_id`` (tests, tools)."""
@@ -136,17 +127,7 @@ class Processor(Generic[S]):
 
     def reset(self, partitions: Iterable[int] | None = None) -> None:
         """Forget the state of ``partitions`` (default: all)."""
-        for number in list(self.parts) if partitions is None else partitions:
-            self.parts.pop(number, None)
-
-    def brands_of(self, partition: int) -> dict[str, str]:
-        """The brands of ``partition``'s open rounds (what its snapshot keeps)."""
-        found = self.parts.get(partition)
-        return found.brands.dump() if found is not None else {}
-
-    def restore_brands(self, partition: int, brands: Mapping[str, str]) -> None:
-        """Brands loaded from ``partition``'s snapshot (its replay adds those after it)."""
-        self.partition(partition).brands = Brands(brands)
+        self.store.reset(partitions)
 
     def wants(self, topic: str, kind: bytes | None) -> bool:
         return wanted(self.spec.reads, kind)

@@ -1,0 +1,58 @@
+"""This instance as a member of its consumer group, what the loop's jobs share of it: its
+consumer, the generation its state was rebuilt for, the partitions waiting for a rebuild,
+whether it is ready and when it last made progress."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+
+from holdem.runtime.transport import GroupConsumer, Member, Membership
+
+
+class GroupMember:
+    def __init__(self, instance_id: str | None = None) -> None:
+        self.instance_id = instance_id  # static membership (ADR 037), or None
+        self.consumer: GroupConsumer | None = None
+        self.ready = False
+        self.generation: int | None = None  # the group generation the state was rebuilt for
+        self.pending: list[int] | None = None  # assigned, not rebuilt yet
+        # When it last resumed making progress (rebuilt, or reached the broker again after it
+        # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
+        self.resumed_at: datetime | None = None
+        self.unreachable = False
+        self.progress_at = time.monotonic()  # last decided batch, rebuild, or nothing waiting
+
+    def membership(self) -> Membership:
+        if self.consumer is None:
+            return Membership(None, None, False)
+        return self.consumer.membership()
+
+    def identity(self) -> Member | None:
+        """This member as the group coordinator knows it: what fences its offset commits."""
+        member_id = self.membership().member_id
+        if member_id is None or self.generation is None:
+            return None
+        return Member(self.generation, member_id, self.instance_id)
+
+    def current_generation(self) -> int | None:
+        return self.membership().generation
+
+    def healthy(self) -> bool:
+        """Ready to decide: the state of every assigned partition rebuilt, still the member of
+        the generation it was rebuilt for, and a broker that answered the last tick's ask for
+        the log's ends (the holdem_ready gauge; a container's health check). A process cut off
+        from the broker still believes itself a member (it learns it was evicted only from the
+        broker), so the unanswered ask is what tells it, and its health check, it cannot decide."""
+        return self.ready and self.pending is None and self.member() and not self.unreachable
+
+    def member(self) -> bool:
+        """Still the member of the generation this state was rebuilt for, with no rebalance
+        pending. A member evicted while busy (its rebuild outlasting the session timeout, say)
+        learns it only from its next heartbeat, and aiokafka commits a transaction's offsets by
+        group id alone (no KIP-447 generation check): a batch it committed then would be decided
+        a second time by the partition's new owner. So it stops deciding by itself."""
+        now = self.membership()
+        if now.generation is None or self.generation is None:
+            return False
+        return now.generation == self.generation and not now.rejoin_pending
