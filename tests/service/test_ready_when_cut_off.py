@@ -19,7 +19,7 @@ from prometheus_client import CollectorRegistry
 from support.toy import TOY
 
 from holdem.runtime import app as app_module
-from holdem.runtime import loop as loop_module
+from holdem.runtime import watches as watches_module
 from holdem.runtime.app import build_app, running
 from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.testing import MemoryTransport
@@ -39,12 +39,12 @@ async def test_a_member_whose_commit_hangs_goes_unready_when_the_broker_stops_an
 ) -> None:
     exits: list[BaseException] = []
     monkeypatch.setattr(app_module, "exit_fatally", lambda _service, error: exits.append(error))
-    monkeypatch.setattr(loop_module, "CAUGHT_UP_TIMEOUT_S", 0.2)  # an ask that hangs ends soon
+    monkeypatch.setattr(watches_module, "CAUGHT_UP_TIMEOUT_S", 0.2)  # an ask that hangs ends soon
     spec = dataclasses.replace(TOY, tick=lambda _state, _ctx: [], tick_interval_s=0.05)
     registry = CollectorRegistry()
     transport = MemoryTransport()
     service = build_app(spec, RuntimeSettings(), transport=transport, registry=registry)
-    service.loop.stall_s = 0.8  # the watch asks every 0.2 s (every 5 s in a service)
+    service.loop.watches.stall_s = 0.8  # the watch asks every 0.2 s (every 5 s in a service)
 
     def ready() -> float | None:
         return registry.get_sample_value("holdem_ready", {"service": spec.name})
@@ -60,7 +60,7 @@ async def test_a_member_whose_commit_hangs_goes_unready_when_the_broker_stops_an
     async with running(service):
         await transport.settle()
         await until(lambda: ready() == 1.0, "the toy never became ready")
-        consumer = service.loop.consumer
+        consumer = service.loop.group.consumer
         assert consumer is not None
         answered = consumer.end_offsets
         async with service.processor.lock:  # what a commit_transaction hung on the cut holds
