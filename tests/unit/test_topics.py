@@ -1,9 +1,16 @@
-"""Topic names: the defaults are the contract, prefixes isolate tests."""
+"""Topic names: the defaults are the contract, prefixes isolate tests; topic creation waits for
+slow partition leaders until its own deadline."""
 
 from __future__ import annotations
 
-import pytest
+import time
 
+import pytest
+from aiokafka import TopicPartition
+from aiokafka.errors import KafkaTimeoutError
+
+import holdem.runtime.topics as topics_module
+from holdem.core.wire.connection import as_connection
 from holdem.core.wire.topics import Topics
 from holdem.runtime.topics import ensure_topics
 
@@ -35,3 +42,43 @@ def test_unique_topics_never_share_a_name() -> None:
 async def test_ensure_topics_refuses_a_zero_partition_count() -> None:
     with pytest.raises(ValueError, match="partitions"):
         await ensure_topics("127.0.0.1:1", Topics(), partitions=0)
+
+
+class _SlowLeaders:
+    """A consumer whose ListOffsets times out (aiokafka's one 10 s request) `slow` times, then
+    answers: partition leaders slow to serve on a loaded broker."""
+
+    def __init__(self, slow: int) -> None:
+        self.slow = slow
+        self.asked = 0
+        self.stopped = False
+
+    async def start(self) -> None:
+        pass
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+    async def end_offsets(self, tps: list[TopicPartition]) -> dict[TopicPartition, int]:
+        self.asked += 1
+        if self.asked <= self.slow:
+            raise KafkaTimeoutError("Failed to get offsets by times in 10000 ms")
+        return dict.fromkeys(tps, 0)
+
+
+async def test_slow_partition_leaders_are_asked_again_until_the_deadline(monkeypatch) -> None:
+    consumer = _SlowLeaders(slow=3)
+    monkeypatch.setattr(topics_module, "AIOKafkaConsumer", lambda **_: consumer)
+    deadline = time.monotonic() + 60
+    await topics_module._wait_until_leaders_serve(as_connection("h:1"), ["a", "b"], 2, deadline)
+    assert consumer.asked == 4 and consumer.stopped
+
+
+async def test_slow_partition_leaders_past_the_deadline_fail(monkeypatch) -> None:
+    consumer = _SlowLeaders(slow=1_000)
+    monkeypatch.setattr(topics_module, "AIOKafkaConsumer", lambda **_: consumer)
+    with pytest.raises(KafkaTimeoutError):
+        await topics_module._wait_until_leaders_serve(
+            as_connection("h:1"), ["a"], 1, time.monotonic() - 1
+        )
+    assert consumer.asked == 1 and consumer.stopped

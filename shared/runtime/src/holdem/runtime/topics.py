@@ -12,6 +12,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
     KafkaConnectionError,
+    KafkaTimeoutError,
+    RequestTimedOutError,
     TopicAlreadyExistsError,
     TopicAuthorizationFailedError,
     for_code,
@@ -123,7 +125,14 @@ async def ensure_topics(
                 raise for_code(code)(f"creating topic {name}")
         # Creation returns before leaders are elected; producing then would hit retriable errors.
         while True:
-            counts = await _partition_counts(admin, names)
+            try:
+                counts = await _partition_counts(admin, names)
+            except (KafkaTimeoutError, RequestTimedOutError):
+                # One slow metadata answer (a loaded broker) is not the deadline: ask again.
+                if time.monotonic() >= deadline:
+                    raise
+                log.info("describing the topics timed out, asking again")
+                continue
             wrong = {
                 n: counts[n][0] for n in existing if counts.get(n, (partitions,))[0] != partitions
             }
@@ -147,13 +156,22 @@ async def _wait_until_leaders_serve(
     connection: KafkaConnection, names: list[str], partitions: int, deadline: float
 ) -> None:
     # Metadata names a leader a moment before that broker serves the partition (a produce then
-    # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it.
+    # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it,
+    # but only for one request timeout (10 s): a leader slower than that on a loaded machine
+    # (compose's topic-init failed so) is asked again, until this call's own deadline.
     consumer = AIOKafkaConsumer(**connection.kwargs(), request_timeout_ms=10_000)
     await asyncio.wait_for(start_or_close(consumer), timeout=max(deadline - time.monotonic(), 0.1))
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
-        await asyncio.wait_for(
-            consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
-        )
+        while True:
+            try:
+                await asyncio.wait_for(
+                    consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
+                )
+                return
+            except KafkaTimeoutError:
+                if time.monotonic() >= deadline:
+                    raise
+                log.info("partition leaders not serving yet, asking again")
     finally:
         await consumer.stop()
