@@ -7,7 +7,8 @@ import time
 
 import pytest
 from aiokafka import TopicPartition
-from aiokafka.errors import KafkaTimeoutError
+from aiokafka.admin import NewTopic
+from aiokafka.errors import KafkaTimeoutError, RequestTimedOutError
 
 import holdem.runtime.topics as topics_module
 from holdem.core.wire.connection import as_connection
@@ -82,3 +83,32 @@ async def test_slow_partition_leaders_past_the_deadline_fail(monkeypatch) -> Non
             as_connection("h:1"), ["a"], 1, time.monotonic() - 1
         )
     assert consumer.asked == 1 and consumer.stopped
+
+
+class _SlowController:
+    """An admin client whose CreateTopics times out on the client side (one 10 s request)
+    `slow` times, then answers: a controller slow to create topics on a loaded broker."""
+
+    def __init__(self, slow: int) -> None:
+        self.slow = slow
+        self.asked = 0
+
+    async def create_topics(self, new: list[NewTopic], timeout_ms: int) -> str:
+        self.asked += 1
+        if self.asked <= self.slow:
+            raise RequestTimedOutError()
+        return "created"
+
+
+async def test_a_slow_controller_is_asked_again_to_create_the_topics_until_the_deadline() -> None:
+    admin = _SlowController(slow=2)
+    new = [NewTopic("a", 1, 1)]
+    created = await topics_module._create(admin, new, time.monotonic() + 60)  # type: ignore[arg-type]
+    assert created == "created" and admin.asked == 3
+
+
+async def test_a_slow_controller_past_the_deadline_fails() -> None:
+    admin = _SlowController(slow=1_000)
+    with pytest.raises(RequestTimedOutError):
+        await topics_module._create(admin, [], time.monotonic() - 1)  # type: ignore[arg-type]
+    assert admin.asked == 1

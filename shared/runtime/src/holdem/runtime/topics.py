@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -114,9 +115,7 @@ async def ensure_topics(
                      else configs)
             for name in names
         ]  # fmt: skip
-        response = await asyncio.wait_for(
-            admin.create_topics(new, timeout_ms=int(wait * 1000)), timeout=wait
-        )
+        response = await _create(admin, new, deadline)
         existing = []
         for name, code, *_ in response.topic_errors:
             if code in (TopicAlreadyExistsError.errno, TopicAuthorizationFailedError.errno):
@@ -146,6 +145,23 @@ async def ensure_topics(
     finally:
         await admin.close()
     await _wait_until_leaders_serve(connection, names, partitions, deadline)
+
+
+async def _create(admin: AIOKafkaAdminClient, new: list[NewTopic], deadline: float) -> Any:
+    # The client gives up on one request after its 10 s timeout, whatever the broker's own wait:
+    # a controller slower than that (a loaded machine) is asked again until this call's deadline.
+    # Asking again is safe: a topic the first ask created answers TOPIC_ALREADY_EXISTS.
+    while True:
+        left = max(deadline - time.monotonic(), 0.1)
+        try:
+            return await asyncio.wait_for(
+                admin.create_topics(new, timeout_ms=int(left * 1000)), timeout=left
+            )
+        except (KafkaTimeoutError, RequestTimedOutError):
+            if time.monotonic() >= deadline:
+                raise
+            log.info("creating the topics timed out, asking again")
+            await asyncio.sleep(0.5)
 
 
 def _is_snapshots(name: str) -> bool:
