@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.compose import ENGINE, REPO, SERVICES, UP_TIMEOUT_S, engine_answers, free_ports
+from support.compose import (
+    ENGINE,
+    HOST_PORT_VARS,
+    REPO,
+    SERVICES,
+    UP_TIMEOUT_S,
+    engine_answers,
+    free_ports,
+)
 
 pytestmark = [pytest.mark.containers, pytest.mark.timeout(2 * UP_TIMEOUT_S + 600)]
 
@@ -44,17 +52,7 @@ NOT_RUNNABLE = {
         "expression against the stack's Prometheus instead"
     ),
 }
-# The host ports docker-compose.yml publishes (stack.sh checks each before it builds anything).
-PORTS = (
-    "HOLDEM_KAFKA_PORT",
-    "HOLDEM_PROMETHEUS_PORT",
-    "HOLDEM_BACKOFFICE_PORT",
-    "HOLDEM_DEALER_METRICS_PORT",
-    "HOLDEM_WALLET_METRICS_PORT",
-    "HOLDEM_SETTLEMENT_METRICS_PORT",
-    "HOLDEM_QUERY_METRICS_PORT",
-    "HOLDEM_GRAFANA_PORT",
-)
+PORTS = (*HOST_PORT_VARS, "HOLDEM_GRAFANA_PORT")  # every host port the compose file publishes
 LONG_RUNNING = {"kafka", "prometheus", "postgres", "backoffice", "backoffice-projection", *SERVICES}
 
 
