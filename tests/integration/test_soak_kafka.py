@@ -1,6 +1,8 @@
-"""The soak's two-minute version (issue 21 item 1; `make soak` runs the hour): the report is
-written whole, nothing fails, no service logs an error, and the audit is clean. Its figures
-(memory slopes, p99 drift) are the report's, not assertions: two minutes cannot show a slope."""
+"""The soak's one-minute version (issue 21 item 1; `make soak` runs the hour): the report is
+written whole, nothing fails, no service logs an error, and the audit is clean over more than
+1,000 rounds. Its figures (memory slopes, p99 drift) are the report's, not assertions: a minute
+cannot show a slope. One minute of load, not two (issue 27 item 7): the second minute proved
+nothing the first does not, and the rounds' floor is asserted, not assumed."""
 
 from __future__ import annotations
 
@@ -14,11 +16,11 @@ from holdem.harness.soak import NAMES, Config, soak
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(600)]
 
 
-async def test_a_two_minute_soak_loses_nothing_and_logs_no_error(tmp_path: Path) -> None:
+async def test_a_one_minute_soak_loses_nothing_and_logs_no_error(tmp_path: Path) -> None:
     out = tmp_path / "report"
     config = Config(
-        minutes=1.5,
-        warmup_minutes=0.5,
+        minutes=0.75,
+        warmup_minutes=0.25,
         rate=40,
         out=out,
         sample_s=5,
@@ -27,7 +29,7 @@ async def test_a_two_minute_soak_loses_nothing_and_logs_no_error(tmp_path: Path)
         log_dir=tmp_path / "logs",
     )
     found = await soak(config)
-    assert not found["judged"]  # two minutes cannot show a slope: figures reported, not judged
+    assert not found["judged"]  # a minute cannot show a slope: figures reported, not judged
     print("\nsoak:", json.dumps({k: found[k] for k in ("rounds", "memory", "latency", "max_lag")}))
     assert found["verdict"] == [], found["verdict"]
     audit = found["audit"]

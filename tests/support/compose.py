@@ -37,6 +37,17 @@ PORTS = (
     "SETTLEMENT_METRICS",
     "BACKOFFICE",
 )
+# The variables that move the host ports docker-compose.yml publishes (Grafana's, of its profile,
+# aside): stack.sh checks each before it builds anything.
+HOST_PORT_VARS = (
+    "HOLDEM_KAFKA_PORT",
+    "HOLDEM_PROMETHEUS_PORT",
+    "HOLDEM_BACKOFFICE_PORT",
+    "HOLDEM_DEALER_METRICS_PORT",
+    "HOLDEM_WALLET_METRICS_PORT",
+    "HOLDEM_SETTLEMENT_METRICS_PORT",
+    "HOLDEM_QUERY_METRICS_PORT",
+)
 UP_TIMEOUT_S = 900  # builds on a cold engine (two shared cores) included
 
 

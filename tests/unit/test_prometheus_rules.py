@@ -11,6 +11,7 @@ import glob
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from support.prometheus import binary
 from support.promql_names import (
@@ -24,6 +25,10 @@ from support.promql_names import (
     rules_of,
 )
 
+# promtool's 24 h RTP tests take about 20 s here but more than 120 s at load average 70:
+# generous hang guards, not figures.
+pytestmark = pytest.mark.timeout(600)
+
 SEVERITIES = {"critical", "warning"}  # critical pages, warning is a ticket
 ANNOTATIONS = {"summary", "description", "runbook"}
 
@@ -31,7 +36,7 @@ ANNOTATIONS = {"summary", "description", "runbook"}
 def run_promtool(*args: str | Path) -> str:
     """promtool's output; a promtool that cannot be provisioned fails the test (saying why)."""
     result = subprocess.run(
-        [binary("promtool"), *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=120
+        [binary("promtool"), *map(str, args)], cwd=REPO, capture_output=True, text=True, timeout=540
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"promtool {' '.join(map(str, args))} failed:\n{output}"

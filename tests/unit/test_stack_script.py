@@ -13,18 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.compose import HOST_PORT_VARS
 
 REPO = Path(__file__).resolve().parents[2]
 STACK = REPO / "deploy" / "docker" / "stack.sh"
-PORT_VARS = (
-    "HOLDEM_KAFKA_PORT",
-    "HOLDEM_PROMETHEUS_PORT",
-    "HOLDEM_BACKOFFICE_PORT",
-    "HOLDEM_DEALER_METRICS_PORT",
-    "HOLDEM_WALLET_METRICS_PORT",
-    "HOLDEM_SETTLEMENT_METRICS_PORT",
-    "HOLDEM_QUERY_METRICS_PORT",
-)
+PORT_VARS = HOST_PORT_VARS
 # `docker`: every call appended to $CALLS; an engine answers; `compose up` exits $UP_EXIT.
 # `dockerd` and `apt-get`: must never run here (the test fails on their line in $CALLS).
 FAKE_DOCKER = """#!/usr/bin/env bash

@@ -1,15 +1,18 @@
-"""Topic names: the defaults are the contract, prefixes isolate tests."""
+"""Topic names: the defaults are the contract, prefixes isolate tests; topic creation waits for
+slow partition leaders until its own deadline."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-from aiokafka.errors import KafkaTimeoutError
+from aiokafka import TopicPartition
+from aiokafka.admin import NewTopic
+from aiokafka.errors import KafkaTimeoutError, RequestTimedOutError
 
-from holdem.core.wire.connection import KafkaConnection
+import holdem.runtime.topics as topics_module
+from holdem.core.wire.connection import as_connection
 from holdem.core.wire.topics import Topics
-from holdem.runtime import topics
 from holdem.runtime.topics import ensure_topics
 
 
@@ -42,42 +45,70 @@ async def test_ensure_topics_refuses_a_zero_partition_count() -> None:
         await ensure_topics("127.0.0.1:1", Topics(), partitions=0)
 
 
-NOWHERE = KafkaConnection("127.0.0.1:1")
-
-
 class _SlowLeaders:
-    """A consumer whose ListOffsets times out (aiokafka's 10 s) ``fails`` times, then answers."""
+    """A consumer whose ListOffsets times out (aiokafka's one 10 s request) `slow` times, then
+    answers: partition leaders slow to serve on a loaded broker."""
 
-    def __init__(self, fails: int) -> None:
-        self.fails, self.asked = fails, 0
-
-    def __call__(self, **_: object) -> _SlowLeaders:
-        return self
+    def __init__(self, slow: int) -> None:
+        self.slow = slow
+        self.asked = 0
+        self.stopped = False
 
     async def start(self) -> None:
         pass
 
     async def stop(self) -> None:
-        pass
+        self.stopped = True
 
-    async def end_offsets(self, tps: list[object]) -> dict[object, int]:
+    async def end_offsets(self, tps: list[TopicPartition]) -> dict[TopicPartition, int]:
         self.asked += 1
-        if self.asked <= self.fails:
+        if self.asked <= self.slow:
             raise KafkaTimeoutError("Failed to get offsets by times in 10000 ms")
         return dict.fromkeys(tps, 0)
 
 
-async def test_leaders_are_awaited_until_the_callers_deadline_not_aiokafkas(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A loaded broker answered NOT_LEADER for longer than aiokafka's request timeout: the
-    # wait gave up at 10 s with 20 s of its deadline left (the Kafka tests' setup failed).
-    slow = _SlowLeaders(fails=2)
-    monkeypatch.setattr(topics, "AIOKafkaConsumer", slow)
-    await topics._wait_until_leaders_serve(NOWHERE, ["t"], 1, time.monotonic() + 30)
-    assert slow.asked == 3
-    slow = _SlowLeaders(fails=99)
-    monkeypatch.setattr(topics, "AIOKafkaConsumer", slow)
+async def test_slow_partition_leaders_are_asked_again_until_the_deadline(monkeypatch) -> None:
+    consumer = _SlowLeaders(slow=3)
+    monkeypatch.setattr(topics_module, "AIOKafkaConsumer", lambda **_: consumer)
+    deadline = time.monotonic() + 60
+    await topics_module._wait_until_leaders_serve(as_connection("h:1"), ["a", "b"], 2, deadline)
+    assert consumer.asked == 4 and consumer.stopped
+
+
+async def test_slow_partition_leaders_past_the_deadline_fail(monkeypatch) -> None:
+    consumer = _SlowLeaders(slow=1_000)
+    monkeypatch.setattr(topics_module, "AIOKafkaConsumer", lambda **_: consumer)
     with pytest.raises(KafkaTimeoutError):
-        await topics._wait_until_leaders_serve(NOWHERE, ["t"], 1, time.monotonic() - 1)
-    assert slow.asked == 1
+        await topics_module._wait_until_leaders_serve(
+            as_connection("h:1"), ["a"], 1, time.monotonic() - 1
+        )
+    assert consumer.asked == 1 and consumer.stopped
+
+
+class _SlowController:
+    """An admin client whose CreateTopics times out on the client side (one 10 s request)
+    `slow` times, then answers: a controller slow to create topics on a loaded broker."""
+
+    def __init__(self, slow: int) -> None:
+        self.slow = slow
+        self.asked = 0
+
+    async def create_topics(self, new: list[NewTopic], timeout_ms: int) -> str:
+        self.asked += 1
+        if self.asked <= self.slow:
+            raise RequestTimedOutError()
+        return "created"
+
+
+async def test_a_slow_controller_is_asked_again_to_create_the_topics_until_the_deadline() -> None:
+    admin = _SlowController(slow=2)
+    new = [NewTopic("a", 1, 1)]
+    created = await topics_module._create(admin, new, time.monotonic() + 60)  # type: ignore[arg-type]
+    assert created == "created" and admin.asked == 3
+
+
+async def test_a_slow_controller_past_the_deadline_fails() -> None:
+    admin = _SlowController(slow=1_000)
+    with pytest.raises(RequestTimedOutError):
+        await topics_module._create(admin, [], time.monotonic() - 1)  # type: ignore[arg-type]
+    assert admin.asked == 1

@@ -7,12 +7,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
     KafkaConnectionError,
     KafkaTimeoutError,
+    RequestTimedOutError,
     TopicAlreadyExistsError,
     TopicAuthorizationFailedError,
     for_code,
@@ -113,9 +115,7 @@ async def ensure_topics(
                      else configs)
             for name in names
         ]  # fmt: skip
-        response = await asyncio.wait_for(
-            admin.create_topics(new, timeout_ms=int(wait * 1000)), timeout=wait
-        )
+        response = await _create(admin, new, deadline)
         existing = []
         for name, code, *_ in response.topic_errors:
             if code in (TopicAlreadyExistsError.errno, TopicAuthorizationFailedError.errno):
@@ -124,7 +124,14 @@ async def ensure_topics(
                 raise for_code(code)(f"creating topic {name}")
         # Creation returns before leaders are elected; producing then would hit retriable errors.
         while True:
-            counts = await _partition_counts(admin, names)
+            try:
+                counts = await _partition_counts(admin, names)
+            except (KafkaTimeoutError, RequestTimedOutError):
+                # One slow metadata answer (a loaded broker) is not the deadline: ask again.
+                if time.monotonic() >= deadline:
+                    raise
+                log.info("describing the topics timed out, asking again")
+                continue
             wrong = {
                 n: counts[n][0] for n in existing if counts.get(n, (partitions,))[0] != partitions
             }
@@ -140,6 +147,23 @@ async def ensure_topics(
     await _wait_until_leaders_serve(connection, names, partitions, deadline)
 
 
+async def _create(admin: AIOKafkaAdminClient, new: list[NewTopic], deadline: float) -> Any:
+    # The client gives up on one request after its 10 s timeout, whatever the broker's own wait:
+    # a controller slower than that (a loaded machine) is asked again until this call's deadline.
+    # Asking again is safe: a topic the first ask created answers TOPIC_ALREADY_EXISTS.
+    while True:
+        left = max(deadline - time.monotonic(), 0.1)
+        try:
+            return await asyncio.wait_for(
+                admin.create_topics(new, timeout_ms=int(left * 1000)), timeout=left
+            )
+        except (KafkaTimeoutError, RequestTimedOutError):
+            if time.monotonic() >= deadline:
+                raise
+            log.info("creating the topics timed out, asking again")
+            await asyncio.sleep(0.5)
+
+
 def _is_snapshots(name: str) -> bool:
     return name.endswith(".snapshots")
 
@@ -148,12 +172,14 @@ async def _wait_until_leaders_serve(
     connection: KafkaConnection, names: list[str], partitions: int, deadline: float
 ) -> None:
     # Metadata names a leader a moment before that broker serves the partition (a produce then
-    # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it.
+    # gets NOT_LEADER and is retried). ListOffsets needs a serving leader and aiokafka retries it,
+    # but only for one request timeout (10 s): a leader slower than that on a loaded machine
+    # (compose's topic-init failed so) is asked again, until this call's own deadline.
     consumer = AIOKafkaConsumer(**connection.kwargs(), request_timeout_ms=10_000)
     await asyncio.wait_for(start_or_close(consumer), timeout=max(deadline - time.monotonic(), 0.1))
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
-        while True:  # one ask may time out (10 s) on a loaded machine: ask again until due
+        while True:
             try:
                 await asyncio.wait_for(
                     consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
