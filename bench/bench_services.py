@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from produce_retries import produce_retries
 from services_relay import (
     Record,
     Relay,
@@ -319,6 +320,7 @@ async def compare(
             "relay": len(written_per_round(relay_records)),
         },
         "latency": {"services": latency, "relay": relay_latency},
+        "produce_retries": produce_retries(log_dir),
     }
 
 
@@ -343,6 +345,8 @@ def throughput_lines(result: dict[str, Any]) -> list[str]:
         f"CPU/round services/relay {result['cpu_ratio']:.2f} (goal <= {GOAL_CPU_RATIO}: {cpu_ok})",
         f"{result['hops_per_round']} hops and {records['services']:.2f} records a round "
         f"(relay {records['relay']:.2f})",
+        "produce batches sent again (ADR 036): "
+        + ", ".join(f"{name} {n}" for name, n in result.get("produce_retries", {}).items()),
     ]
 
 
