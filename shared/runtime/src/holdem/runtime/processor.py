@@ -338,8 +338,9 @@ class Processor(Generic[S]):
             self.counters.observe(event)
 
     def _open_rounds(self) -> float:
-        """The open rounds of every partition (read at each scrape, from the scraping thread:
-        the partitions are copied first, and each state is replaced, never changed, by a fold)."""
+        """The open rounds of every partition, read at each scrape from the scraping thread: the
+        partitions are copied first, and each service's count is a length or a number of its
+        state (``Spec.open_rounds``), which the GIL reads whole."""
         count = self.spec.open_rounds
         if count is None:
             return 0.0
