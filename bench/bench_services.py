@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from produce_retries import produce_retries
 from services_relay import (
     Record,
     Relay,
@@ -35,6 +35,8 @@ from services_relay import (
     records_per_round,
     written_per_round,
 )
+from timeline import lines as timeline_lines
+from timeline import read_committed, read_timed, timeline
 
 from holdem.client import KafkaConnection, Operator, Player, StalledError
 from holdem.client.player import last_movement
@@ -76,27 +78,10 @@ def kind_of(headers: Iterable[tuple[str, bytes]], value: bytes) -> str:
 async def read_all(admin: KafkaConnection, topics: Topics) -> list[Record]:
     """(topic role, type, value) of every committed record on the round's topics."""
     roles = {topics.name(role): role for role in ROUND_ROLES}
-    consumer = AIOKafkaConsumer(
-        **admin.kwargs(), isolation_level="read_committed", enable_auto_commit=False
-    )
-    await consumer.start()
-    try:
-        tps = [TopicPartition(t, p) for t in roles for p in range(PARTITIONS)]
-        consumer.assign(tps)
-        ends = await consumer.end_offsets(tps)
-        for tp in tps:
-            consumer.seek(tp, 0)
-        found: list[Record] = []
-        while [tp for tp in tps if await consumer.position(tp) < ends[tp]]:
-            for tp, records in (await consumer.getmany(timeout_ms=500)).items():
-                found.extend(
-                    (roles[tp.topic], kind_of(r.headers, r.value), r.value)
-                    for r in records
-                    if r.value
-                )
-        return found
-    finally:
-        await consumer.stop()
+    return [
+        (roles[topic], kind_of(r.headers, r.value), r.value)
+        for topic, r in await read_committed(admin, roles, PARTITIONS)
+    ]
 
 
 def incomplete(records: Iterable[Record]) -> list[str]:
@@ -294,6 +279,7 @@ async def compare(
         latency = await open_loop(operator, args, funded=True)
         print(f"latency: {latency}", flush=True)
         records = await converged(admin, topics)  # the services still running
+        hops = timeline(await read_timed(admin, topics, PARTITIONS))
     relay_topics = Topics.unique("relay")
     await ensure_topics(admin, relay_topics, PARTITIONS)
     relay_run = Relay(admin, relay_topics, pick_template(records), log_dir)
@@ -303,6 +289,7 @@ async def compare(
         relay_latency = await open_loop(operator, args, funded=False)
         print(f"relay latency: {relay_latency}", flush=True)
         relay_records = await converged(admin, relay_topics)
+        relay_hops = timeline(await read_timed(admin, relay_topics, PARTITIONS), decided=False)
     per_round = records_per_round(records)
     return {
         "services": services,
@@ -319,11 +306,20 @@ async def compare(
             "relay": len(written_per_round(relay_records)),
         },
         "latency": {"services": latency, "relay": relay_latency},
+        "produce_retries": produce_retries(log_dir),
+        "timeline": {"services": hops, "relay": relay_hops},
     }
 
 
 def table(result: dict[str, Any]) -> str:
-    return "\n".join([*throughput_lines(result), *latency_lines(result["latency"])])
+    hops = result.get("timeline", {"services": {}, "relay": {}})
+    return "\n".join(
+        [
+            *throughput_lines(result),
+            *latency_lines(result["latency"]),
+            *timeline_lines(hops["services"], hops["relay"]),
+        ]
+    )
 
 
 def throughput_lines(result: dict[str, Any]) -> list[str]:
@@ -343,6 +339,8 @@ def throughput_lines(result: dict[str, Any]) -> list[str]:
         f"CPU/round services/relay {result['cpu_ratio']:.2f} (goal <= {GOAL_CPU_RATIO}: {cpu_ok})",
         f"{result['hops_per_round']} hops and {records['services']:.2f} records a round "
         f"(relay {records['relay']:.2f})",
+        "produce batches sent again (ADR 036): "
+        + ", ".join(f"{name} {n}" for name, n in result.get("produce_retries", {}).items()),
     ]
 
 

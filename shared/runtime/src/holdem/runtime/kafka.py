@@ -18,6 +18,7 @@ from aiokafka.errors import KafkaError, KafkaTimeoutError, ProducerFenced
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
+from holdem.runtime.acks import Unacknowledged, acknowledged
 from holdem.runtime.kafka_internals import (
     FENCED,
     busy,
@@ -57,6 +58,15 @@ TRANSACTION_TIMEOUT_MS = 15_000
 # batch of 500 decisions filled several per partition, and each full one made a send wait for a
 # produce request of its own (issue 28). Below the broker's 1 MiB message.max.bytes.
 PRODUCE_BATCH_BYTES = 512 * 1024
+# A produce sent again waits this long first (aiokafka's default: 100 ms). What it is sent again
+# after is an answer the next try gets right away (KIP-890's verification meeting a transaction
+# write: ADR 036), not an overloaded broker.
+RETRY_BACKOFF_MS = 20
+# How long a transaction's records may go unacknowledged before its offsets: past the
+# transaction's timeout the broker has aborted it anyway (ADR 036).
+ACK_TIMEOUT_S = TRANSACTION_TIMEOUT_MS / 1000
+# How long the abort of a transaction whose records went unacknowledged is waited for.
+ABORT_TIMEOUT_S = 5.0
 
 
 def unreachable(error: BaseException) -> bool:
@@ -172,6 +182,7 @@ class KafkaProducer:
             linger_ms=0,
             max_batch_size=PRODUCE_BATCH_BYTES,
             transaction_timeout_ms=TRANSACTION_TIMEOUT_MS,
+            retry_backoff_ms=RETRY_BACKOFF_MS,
         )
         await start_or_close(self._producer)
 
@@ -199,18 +210,7 @@ class KafkaProducer:
             raise RuntimeError("TransactionalOutbox.commit before start")
         for attempt in range(self._retries + 1):
             try:
-                async with producer.transaction():
-                    for record in records:
-                        await producer.send(
-                            record.topic,
-                            value=record.value,
-                            key=record.key.encode(),
-                            headers=record.header_list(),
-                        )
-                    for name, partition, part_key, snapshot in snapshots:
-                        await producer.send(name, value=snapshot, key=part_key, partition=partition)
-                    if offsets and group_id is not None:
-                        await send_offsets_as(producer, offsets, group_id, member)
+                await self._attempt(producer, records, snapshots, offsets, group_id, member)
                 return
             except ProducerFenced as error:  # another instance took our transactional id
                 raise FatalError(fenced(self.transactional_id, error)) from error
@@ -218,11 +218,47 @@ class KafkaProducer:
                 raise FatalError(
                     f"offsets refused, no longer the group's member: {error!r}"
                 ) from error
+            except (Unacknowledged, TimeoutError) as error:  # the broker is gone: no retry
+                raise FatalError(f"transaction not acknowledged: {error!r}") from error
             except KafkaError as error:
                 if attempt == self._retries:
                     raise FatalError(f"commit failed {attempt + 1} times: {error!r}") from error
                 log.warning("commit failed, retrying", error=repr(error), attempt=attempt + 1)
                 await asyncio.sleep(0.2 * 2**attempt)
+
+    @staticmethod
+    async def _attempt(
+        producer: AIOKafkaProducer,
+        records: Sequence[Record],
+        snapshots: Sequence[SnapshotRecord],
+        offsets: Offsets,
+        group_id: str | None,
+        member: Member | None,
+    ) -> None:
+        """One transaction. The offsets are sent once every record is acknowledged (ADR 036);
+        records unacknowledged after ACK_TIMEOUT_S raise Unacknowledged once the abort has been
+        waited for at most ABORT_TIMEOUT_S (TimeoutError past it)."""
+        async with asyncio.timeout(None) as bound, producer.transaction():
+            sent = [
+                await producer.send(
+                    record.topic,
+                    value=record.value,
+                    key=record.key.encode(),
+                    headers=record.header_list(),
+                )
+                for record in records
+            ]
+            for name, partition, part_key, snapshot in snapshots:
+                sent.append(
+                    await producer.send(name, value=snapshot, key=part_key, partition=partition)
+                )
+            if offsets and group_id is not None:
+                try:
+                    await acknowledged(sent, ACK_TIMEOUT_S)
+                except Unacknowledged:
+                    bound.reschedule(asyncio.get_running_loop().time() + ABORT_TIMEOUT_S)
+                    raise
+                await send_offsets_as(producer, offsets, group_id, member)
 
 
 def transactional_outbox(

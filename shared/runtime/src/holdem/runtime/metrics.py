@@ -18,6 +18,22 @@ from holdem.core.contracts.base import Envelope
 from holdem.core.contracts.rejected import MessageRejected
 
 
+class Children:
+    """A labelled metric's children, each looked up once: ``labels()`` takes a lock and builds
+    a key on every call, and the pipeline counts every event it publishes (issue 28). For
+    families whose children are never removed."""
+
+    def __init__(self, metric: Any) -> None:
+        self.metric = metric
+        self._children: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *labels: str) -> Any:
+        child = self._children.get(labels)
+        if child is None:
+            child = self._children[labels] = self.metric.labels(*labels)
+        return child
+
+
 class Metrics:
     """The pipeline metrics of one process; every service registers the same families."""
 
@@ -43,6 +59,10 @@ class Metrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
             registry=registry,
         )
+        self._published = Children(self.published)
+        self._rejected = Children(self.rejected)
+        self._dead_letters = Children(self.dead_letters)
+        self._latency = Children(self.latency)
         self.replay_duration = Histogram(
             "holdem_replay_duration_seconds",
             "Time to rebuild state from the log",
@@ -120,17 +140,17 @@ class Metrics:
         """Count what one decision published, and its latency from the input."""
         if self.observe_events(service, events):
             seconds = (now - cause.occurred_at).total_seconds()  # type: ignore[attr-defined]
-            self.latency.labels(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
+            self._latency(service, cause.type).observe(max(seconds, 0.0))  # type: ignore[attr-defined]
 
     def observe_events(self, service: str, events: Iterable[Envelope]) -> bool:
         """Count published events (also those of periodic decisions); True if there were any."""
         any_event = False
         for event in events:
             any_event = True
-            self.published.labels(service, event.type).inc()  # type: ignore[attr-defined]
+            self._published(service, event.type).inc()  # type: ignore[attr-defined]
             if isinstance(event, MessageRejected):
-                self.rejected.labels(service, event.reason.value).inc()
-                self.dead_letters.labels(service, event.reason.value).inc()
+                self._rejected(service, event.reason.value).inc()
+                self._dead_letters(service, event.reason.value).inc()
         return any_event
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,11 +28,13 @@ from holdem.core.wire.headers import DEFAULT_OPERATOR, Headers, Stamp
 from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.runtime.dead_letter import answers_for, poisoned, rejection, safe_id
+from holdem.runtime.echoes import Echoes
 from holdem.runtime.ingress import Origin, header_refusal, key_refusal, wanted
 from holdem.runtime.metrics import CountersFactory, GameCounters, Metrics
 from holdem.runtime.outbox import FatalError, Outbox
 from holdem.runtime.partitions import Partition, PartitionStore
 from holdem.runtime.snapshots import Codec
+from holdem.runtime.stamps import Stamps
 from holdem.runtime.transport import Record
 
 S = TypeVar("S")
@@ -98,12 +101,18 @@ class Processor(Generic[S]):
     store: PartitionStore[S] = field(init=False)
     lock: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
     counters: GameCounters = field(init=False)
+    # Its own events, by the bytes it published, until they come back on its inputs.
+    echoes: Echoes = field(init=False, default_factory=Echoes)
 
     def __post_init__(self) -> None:
         self._role_of = {self.topics.name(role): role for role in ROLES}
         self.store = PartitionStore(self.spec.initial_state, self.spec.snapshot)
+        self._echoed = frozenset(self.spec.inputs)  # roles its own events come back on
+        self.stamps = Stamps(self.operator)
         make = self.spec.counters
         self.counters = GameCounters() if make is None else make(self.metrics)
+        if self.spec.open_rounds is not None:  # counted when scraped, not at every decision
+            self.metrics.open_rounds.labels(self.spec.name).set_function(self._open_rounds)
 
     def partition(self, number: int) -> Partition[S]:
         """Partition ``number``, with a fresh state if it has none yet."""
@@ -128,6 +137,7 @@ class Processor(Generic[S]):
     def reset(self, partitions: Iterable[int] | None = None) -> None:
         """Forget the state of ``partitions`` (default: all)."""
         self.store.reset(partitions)
+        self.echoes.clear()  # what it published before is parsed if it comes back
 
     def wants(self, topic: str, kind: bytes | None) -> bool:
         return wanted(self.spec.reads, kind)
@@ -142,7 +152,7 @@ class Processor(Generic[S]):
     ) -> None:
         """Replay path: fold one committed record; what does not parse, or is not what its key,
         partition and headers say, was never acted on."""
-        stamp = Stamp.of(headers)
+        stamp = self.stamps.of(headers)
         if header_refusal(stamp, self.operator) is not None:
             return
         role = self._role_of[topic]
@@ -181,7 +191,7 @@ class Processor(Generic[S]):
         publish (the caller must end the process)."""
         origin = Origin(topic, partition, offset, raw, key)
         part = self.partition(partition)
-        stamp = Stamp.of(headers)
+        stamp = self.stamps.of(headers)
         # The log lines written while handling a branded record name its brand (ADR 021).
         branded = stamp.brand is not None and stamp.problem() is None
         try:
@@ -215,12 +225,14 @@ class Processor(Generic[S]):
             if self._answers_for(role, origin.raw):  # nothing of them is passed on
                 await self._reject(part, origin, *refusal)
             return
-        try:
-            message = parse_message(role, origin.raw)
-        except ContractError as error:
-            if self._answers_for(role, origin.raw):
-                await self._reject(part, origin, error.reason, error.detail, stamp.brand)
-            return
+        message = self.echoes.take(origin.topic, origin.key, origin.raw)  # its own, as built
+        if message is None:
+            try:
+                message = parse_message(role, origin.raw)
+            except ContractError as error:
+                if self._answers_for(role, origin.raw):
+                    await self._reject(part, origin, error.reason, error.detail, stamp.brand)
+                return
         refusal = self._key_refusal(message, origin.key, origin.partition)
         if refusal is not None:
             if self._answers_for(role, origin.raw):
@@ -248,14 +260,13 @@ class Processor(Generic[S]):
             also = self.spec.on_failure
             events = poisoned(self.spec.name, poison, message, origin, error, also)
             await self._publish(part, events, brand)
-            self._count(events, message)
+            self._count(events, message, now)
             return
         await self._publish(part, events, brand)
-        self._count(events, message)
+        self._count(events, message, now)
         self.counters.handled(part.state, message, events)
         if self.spec.on_handled is not None:
             self.spec.on_handled(part.state, message, events)
-        self._update_open_rounds()
 
     async def run_tick(self, resumed_at: datetime | None = None) -> None:
         """One periodic decision (timeouts, watchdog), serialised with record handling;
@@ -264,14 +275,13 @@ class Processor(Generic[S]):
             return
         async with self.lock:
             now = self.clock()
-            for number in sorted(self.parts):
-                part = self.parts[number]
+            for number in sorted(self.store.parts):
+                part = self.store.parts[number]
                 cause = f"tick:{self.spec.name}:{number}:{now.isoformat()}"
                 ctx = Context(now=now, cause_id=cause, resumed_at=resumed_at)
                 events = self.spec.tick(part.state, ctx)
                 await self._publish(part, events, None)  # a round's records carry its brand
                 self._count(events)
-            self._update_open_rounds()
         await self.outbox.flush()
 
     def _seed(self, origin: Origin) -> str:
@@ -292,20 +302,30 @@ class Processor(Generic[S]):
         if self.spec.fold_book is not None:
             self.spec.fold_book(message)
 
-    def _count(self, events: Sequence[Envelope], cause: Envelope | None = None) -> None:
+    def _count(
+        self,
+        events: Sequence[Envelope],
+        cause: Envelope | None = None,
+        now: datetime | None = None,
+    ) -> None:
         """Count published ``events``: the pipeline's metrics (with the latency from ``cause``,
-        if an input caused them) and the service's own counters."""
+        if an input caused them, to ``now``: the decision's own clock read) and the service's
+        own counters."""
         if cause is None:
             self.metrics.observe_events(self.spec.name, events)
         else:
-            self.metrics.observe(self.spec.name, cause, events, self.clock())
+            self.metrics.observe(self.spec.name, cause, events, now or self.clock())
         for event in events:
             self.counters.observe(event)
 
-    def _update_open_rounds(self) -> None:
-        if self.spec.open_rounds is not None:
-            count = sum(self.spec.open_rounds(part.state) for part in self.parts.values())
-            self.metrics.open_rounds.labels(self.spec.name).set(count)
+    def _open_rounds(self) -> float:
+        """The open rounds of every partition, read at each scrape from the scraping thread: the
+        partitions are copied first, and each service's count is a length or a number of its
+        state (``Spec.open_rounds``), which the GIL reads whole."""
+        count = self.spec.open_rounds
+        if count is None:
+            return 0.0
+        return float(sum(count(part.state) for part in tuple(self.store.parts.values())))
 
     async def _publish(
         self, part: Partition[S], events: Sequence[Envelope], input_brand: str | None
@@ -313,19 +333,24 @@ class Processor(Generic[S]):
         """Stamp and send ``events``, then fold the service's own into the partition's state
         (or its book)."""
         records: list[Record] = []
+        debug = log.is_enabled_for(logging.DEBUG)
         for event in events:
             brand = part.brands.of(event, input_brand)
             part.brands.follow(event, brand)
-            stamp = tuple(Stamp(self.operator, brand).headers())
+            stamp = self.stamps.headers(brand)
             kind: str = event.type  # type: ignore[attr-defined]
-            records.append(Record(self.topic_of(event.TOPIC), event.key, dump(event), kind, stamp))
-            log.debug(
-                "published",
-                event_type=kind,
-                round_id=getattr(event, "round_id", None),
-                key=event.key,
-                brand=brand,
-            )
+            record = Record(self.topic_of(event.TOPIC), event.key, dump(event), kind, stamp)
+            records.append(record)
+            if event.TOPIC in self._echoed:
+                self.echoes.remember(record.topic, record.key.encode(), record.value, event)
+            if debug:  # its arguments cost, even when the line is dropped
+                log.debug(
+                    "published",
+                    event_type=kind,
+                    round_id=getattr(event, "round_id", None),
+                    key=event.key,
+                    brand=brand,
+                )
         await self.outbox.send(records)
         for event in events:
             if event.TOPIC in self.spec.book_roles:

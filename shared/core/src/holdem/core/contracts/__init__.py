@@ -270,6 +270,15 @@ def dump(message: Envelope) -> bytes:
     return message.model_dump_json().encode()
 
 
+def written_as_is(message: Envelope) -> bool:
+    """Whether ``dump(message)`` is the message at its own version, so that parsing it gives
+    the message back (one written at an older version during an upgrade, ADR 032, does not:
+    its newer fields are upcast, not kept)."""
+    if isinstance(message, Versioned):
+        return message.WRITES is None or message.newest() == message.WRITES
+    return True
+
+
 __all__ = [
     "ADAPTERS",
     "ADMIN_TYPES",
@@ -387,4 +396,5 @@ __all__ = [
     "models_of",
     "parse",
     "type_names",
+    "written_as_is",
 ]

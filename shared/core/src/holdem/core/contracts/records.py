@@ -5,6 +5,22 @@ contracts (import-linter: "The runtime imports no contract of the game's events"
 
 from __future__ import annotations
 
-from holdem.core.contracts import ADMIN_TYPES, COMMAND_TYPES, UNIONS, ContractError, dump, parse
+from holdem.core.contracts import (
+    ADMIN_TYPES,
+    COMMAND_TYPES,
+    UNIONS,
+    ContractError,
+    dump,
+    parse,
+    written_as_is,
+)
 
-__all__ = ["ADMIN_TYPES", "COMMAND_TYPES", "UNIONS", "ContractError", "dump", "parse"]
+__all__ = [
+    "ADMIN_TYPES",
+    "COMMAND_TYPES",
+    "UNIONS",
+    "ContractError",
+    "dump",
+    "parse",
+    "written_as_is",
+]
