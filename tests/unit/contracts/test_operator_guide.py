@@ -102,7 +102,12 @@ def test_the_seamless_reasons_are_the_contracts() -> None:
 def test_the_promotion_reasons_are_the_contracts() -> None:
     rows = [line.split("|") for line in section(16).splitlines() if line.startswith("| `")]
     assert {row[1].strip().strip("`") for row in rows} == {r.value for r in PromoReason}
-    wallet = (ROOT / "services/wallet/src/holdem/wallet/promotions.py").read_text()
+    # A free hand's checks: the campaign's (promotions.py) and the bet pipeline's last step,
+    # the call held from the player's balance (bets.py: its only reason).
+    wallet = "".join(
+        (ROOT / "services/wallet/src/holdem/wallet" / name).read_text()
+        for name in ("promotions.py", "bets.py")
+    )
     said = {Reason[name].value for name in re.findall(r"(?<!Promo)Reason\.([A-Z_]+)", wallet)}
     said |= {Reason.DUPLICATE.value, Reason.INVALID.value}  # the command-id checks' own
     listed = set(CODE.findall(between(section(16), "codes that apply", "promotion code")))

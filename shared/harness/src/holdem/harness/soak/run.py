@@ -9,6 +9,7 @@ import json
 import logging
 import resource
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -133,8 +134,8 @@ async def soak(config: Config) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None) -> Config:
-    from holdem.harness import soak as package  # its page is the soak's description
-
+    # The package's page is the soak's description (read, not imported: no import circle).
+    package = sys.modules[__package__ or "holdem.harness.soak"]
     parser = argparse.ArgumentParser(
         prog="python -m holdem.harness.soak", description=package.__doc__
     )
