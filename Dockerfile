@@ -111,4 +111,4 @@ CMD ["holdem-backoffice", "serve"]
 FROM runtime AS ops
 COPY --from=venv-ops /venv /venv
 HEALTHCHECK NONE
-CMD ["sh", "-c", "python -m holdem.ops.topics && python -m holdem.ops.acl apply"]
+CMD ["sh", "-c", "python -m holdem.ops.create_topics && python -m holdem.ops.acl apply"]

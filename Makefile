@@ -105,7 +105,7 @@ kafka-up: install  ## a local KRaft broker on 127.0.0.1 (SCRAM, ACLs; no Docker;
 tenant: install  ## T=<id>: a tenant on the broker of kafka-up: its prefixed topics, operator-<id> and its ACLs
 	@test -n "$(T)" || { echo "usage: make tenant T=<tenant id>" >&2; exit 2; }
 	@set -a; . deploy/kafka/.run/clients/admin.env; set +a; \
-		$(PY) -m holdem.ops.topics --prefix $(T) >/dev/null && \
+		$(PY) -m holdem.ops.create_topics --prefix $(T) >/dev/null && \
 		$(PY) -m holdem.ops.tenants add $(T) --env deploy/kafka/.run/clients/admin.env \
 			--out deploy/kafka/.run/clients
 

@@ -33,7 +33,7 @@ from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_stream import stream_partial
 from holdem.ops.launcher import LocalBroker
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 OUT = Path(__file__).parent / "results" / "audit.json"
 SIZES = (10_000, 30_000)  # rounds; about 110k and 330k records

@@ -9,7 +9,7 @@ import sys
 import time
 
 from holdem.core.cards import Card
-from holdem.core.harness import run
+from holdem.core.forced_rounds import run
 
 
 def sample_lines(count: int, seed: int = 1) -> list[bytes]:

@@ -16,7 +16,7 @@ from services_relay import READS, Relay, pick_template
 
 from holdem.client import Operator
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

@@ -44,7 +44,7 @@ from holdem.ops.launcher import LocalBroker
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
 from holdem.runtime.replay import Apply, replay
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 from holdem.settlement.app import settlement_spec
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import wallet_spec

@@ -40,7 +40,7 @@ from holdem.ops import acl
 from holdem.ops.launcher import SERVICES, Launcher, LaunchError, LocalBroker, ServiceProcess
 from holdem.runtime.replay import replay
 from holdem.runtime.snapshots import Snapshot, latest
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 PARTITIONS = 3
 OUT = Path(__file__).parent / "results" / "restart.json"

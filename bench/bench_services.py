@@ -45,7 +45,7 @@ from holdem.core.strategy import always_call
 from holdem.core.wire.topics import Topics
 from holdem.harness.load import Plan, fund, percentile, play
 from holdem.ops.launcher import Launcher, LocalBroker
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 PARTITIONS = 3
 ROUND_ROLES = ("rounds", "wallet", "vault")  # the topics a round's records are on

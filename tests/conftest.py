@@ -15,7 +15,7 @@ from support.tiers import unmarked
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 if TYPE_CHECKING:
     from support.postgres import Postgres

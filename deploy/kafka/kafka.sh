@@ -203,7 +203,7 @@ node.id=$node
 controller.quorum.voters=$voters
 $(auth_properties "$@")
 log.dirs=$dir/data
-# Topics are created explicitly with their partition counts (holdem.ops.topics), never by accident.
+# Topics are created explicitly with their partition counts (holdem.ops.create_topics), never by accident.
 auto.create.topics.enable=false
 num.partitions=1
 default.replication.factor=$replicas

@@ -15,7 +15,7 @@ from support.dealer import VAULT_KEYS
 from support.kafka import Cluster
 
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = pytest.mark.kafka
 

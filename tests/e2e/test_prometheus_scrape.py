@@ -33,7 +33,7 @@ from holdem.core.wire.topics import Topics
 from holdem.harness.audit import audit_run
 from holdem.harness.load import Plan, Tally, fund, play
 from holdem.ops.launcher import SERVICES, Launcher
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

@@ -26,7 +26,7 @@ from holdem.harness.audit import audit_run
 from holdem.harness.audit_cli import report_lines
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_stream import stream_partial
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_replay import generate

@@ -23,7 +23,7 @@ from holdem.harness.demo_report import strategy_for
 from holdem.harness.load import Plan, Tally, fund, play
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 # The cluster's start and stop are in the bound: three JVMs and three services on two cores.
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(420)]

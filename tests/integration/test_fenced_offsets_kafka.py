@@ -14,7 +14,7 @@ from support.kafka import Cluster
 from holdem.runtime.kafka import transactional_outbox
 from holdem.runtime.kafka_internals import Member, membership
 from holdem.runtime.outbox import FatalError
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
 

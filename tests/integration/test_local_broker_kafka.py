@@ -11,7 +11,7 @@ from support.kafka_io import produce, read_all
 
 from holdem.core.wire.topics import Topics
 from holdem.ops.broker import LocalBroker
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(300)]
 

@@ -21,7 +21,7 @@ from holdem.core.wire.topics import Topics
 from holdem.runtime import loop as runtime_loop
 from holdem.runtime import replay as replay_module
 from holdem.runtime.replay import replay
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = pytest.mark.kafka
 LONGER_S = runtime_loop.SESSION_TIMEOUT_MS / 1000 + 2  # each replay outlasts a session

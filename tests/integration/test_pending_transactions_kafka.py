@@ -24,7 +24,7 @@ from support.kafka import Cluster
 from holdem.runtime import kafka_internals
 from holdem.runtime.kafka import KafkaProducer
 from holdem.runtime.replay import replay
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(120)]
 

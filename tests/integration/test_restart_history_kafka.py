@@ -16,7 +16,7 @@ from support.stack import Stack
 
 from holdem.core.contracts import Call, PlaceBet
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_replay import fill, generate

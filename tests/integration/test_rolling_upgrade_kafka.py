@@ -31,7 +31,7 @@ from holdem.harness.audit import audit_run
 from holdem.harness.demo_report import strategy_for
 from holdem.harness.load import Plan, Tally, under_load
 from holdem.ops.launcher import Launcher, ServiceProcess
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]
 

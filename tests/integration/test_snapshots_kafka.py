@@ -16,7 +16,7 @@ from holdem.core.contracts import Call, Deposit, PlaceBet
 from holdem.core.wire.topics import Topics, snapshot_topic
 from holdem.runtime.kafka import transactional_outbox
 from holdem.runtime.snapshots import CHUNK_BYTES, Snapshot, latest
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = pytest.mark.kafka
 SERVICES = ("wallet", "dealer", "settlement")

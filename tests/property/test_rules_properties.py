@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from holdem.core.cards import Card
-from holdem.core.harness import settle_line
+from holdem.core.forced_rounds import settle_line
 from holdem.core.rules import ANTE_PAYS, RoundOutcome, settle
 
 

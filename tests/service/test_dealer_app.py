@@ -34,7 +34,7 @@ from holdem.dealer.app import create_app
 from holdem.dealer.settings import DealerSettings
 from holdem.dealer.vault import Vault, VaultError
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 
 
 @dataclass

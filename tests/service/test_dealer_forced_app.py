@@ -32,7 +32,7 @@ from holdem.core.contracts import (
 from holdem.dealer.app import RealMoneyInTestMode, create_app
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 
 ROYAL = ("As", "Ks", "4c", "4d", "Qs", "Js", "Ts", "2h", "7d")
 

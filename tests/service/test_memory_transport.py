@@ -12,8 +12,8 @@ from support.memory import started
 from support.wallet import balances, deposit, place_bet
 
 from holdem.core.contracts import parse
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
-from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.transport import GroupSettings, Member, Record, TopicPartition
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings

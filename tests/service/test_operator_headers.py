@@ -27,10 +27,10 @@ from holdem.core.wire.topics import Topics
 from holdem.dealer.app import create_app as dealer_app
 from holdem.dealer.settings import DealerSettings
 from holdem.runtime.brands import MAX_BRANDS
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.processor import Processor
 from holdem.runtime.snapshots import Snapshot
-from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.transport import Record
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings

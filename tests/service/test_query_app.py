@@ -53,7 +53,7 @@ from holdem.core.contracts import (
 from holdem.query.app import create_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.transport import TYPE_HEADER
 
 

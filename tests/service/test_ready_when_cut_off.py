@@ -21,8 +21,8 @@ from support.toy import TOY
 from holdem.runtime import app as app_module
 from holdem.runtime import watches as watches_module
 from holdem.runtime.app import build_app, running
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 
 WITHIN_S = 30.0  # generous bound for a condition polled for
 

@@ -11,8 +11,8 @@ from support.toy import TOY
 
 from holdem.core.contracts import Call, Malfunction, MessageRejected, Reason, dump, parse
 from holdem.runtime.app import build_app
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 
 
 @asynccontextmanager

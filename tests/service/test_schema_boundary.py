@@ -29,7 +29,7 @@ from holdem.dealer.settings import DealerSettings
 from holdem.query.app import create_app as query_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 from holdem.wallet.app import create_app as wallet_app
 from holdem.wallet.settings import WalletSettings
 

@@ -10,8 +10,8 @@ import signal
 from support.toy import TOY
 
 from holdem.runtime.app import ServiceApp, build_app
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 
 WAIT_S = 60.0
 

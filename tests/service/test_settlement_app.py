@@ -15,7 +15,7 @@ from support.wallet import forged_settled
 
 from holdem.core.contracts import ContractError, Message, RoundVoided, Settled, dump, parse
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 from holdem.settlement.app import create_app
 from holdem.settlement.settings import SettlementSettings
 

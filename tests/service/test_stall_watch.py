@@ -21,8 +21,8 @@ from support.toy import TOY
 from holdem.core.contracts import Call, dump
 from holdem.runtime import app as app_module
 from holdem.runtime.app import ServiceApp, build_app, running
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.watches import CAUGHT_UP_TIMEOUT_S, LATE_S, StalledError
 
 STALL_S = 0.5  # the watch's bound in these tests (45 s in a service)

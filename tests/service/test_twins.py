@@ -15,8 +15,8 @@ from support.wallet import balances, deposit
 
 from holdem.core.contracts import dump
 from holdem.runtime.app import ServiceApp
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.outbox import FatalError
-from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.transport import GroupSettings, Listed, TopicPartition
 from holdem.runtime.twins import TwinWatch
 from holdem.wallet.app import create_app

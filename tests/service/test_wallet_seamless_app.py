@@ -19,7 +19,7 @@ from holdem.client.seamless_sim import Faults, FaultyOperator, OperatorWallet
 from holdem.core.contracts import Message, Reason, dump, parse
 from holdem.core.contracts.seamless import ReplyRefused, SeamlessReply, SeamlessRequest
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 

@@ -23,7 +23,7 @@ from holdem.harness.load import Plan, Tally, fund, percentile, play
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
 from holdem.runtime.app import EXIT_FATAL
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 PARTITIONS = 3
 NAMES = ("dealer", "wallet", "settlement")

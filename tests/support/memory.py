@@ -1,5 +1,5 @@
 """In-memory service runs: the service's own batch loop over the in-memory transport
-(holdem.runtime.testing), started with its app's lifecycle, and what it committed per topic."""
+(holdem.runtime.memory), started with its app's lifecycle, and what it committed per topic."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from holdem.runtime.app import ServiceApp, running
-from holdem.runtime.testing import LogRecord, MemoryTransport
+from holdem.runtime.memory import LogRecord, MemoryTransport
 
 
 @dataclass

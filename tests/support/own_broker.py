@@ -14,7 +14,7 @@ from holdem.core.wire.topics import Topics
 from holdem.harness.audit import read_run
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 MAX_RESTARTS = 20  # a supervisor's: a crash loop ends a test instead of running on
 

@@ -22,7 +22,7 @@ from holdem.dealer.settings import DealerSettings
 from holdem.query.app import create_app as query_app
 from holdem.query.settings import QuerySettings
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 from holdem.settlement.app import create_app as settlement_app
 from holdem.settlement.settings import SettlementSettings
 from holdem.wallet.app import create_app as wallet_app

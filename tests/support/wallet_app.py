@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry
 
 from holdem.core.contracts import Envelope, dump, parse
 from holdem.runtime.app import ServiceApp
-from holdem.runtime.testing import MemoryTransport
+from holdem.runtime.memory import MemoryTransport
 from holdem.wallet.app import create_app
 from holdem.wallet.settings import WalletSettings
 from support.memory import Log, started

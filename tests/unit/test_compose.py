@@ -215,7 +215,7 @@ def test_topic_init_creates_the_topics_and_applies_the_acls_as_admin(
 ) -> None:
     assert built["topic-init"]["build"]["target"] == "ops"
     command = stage("ops")
-    assert "holdem.ops.topics" in command
+    assert "holdem.ops.create_topics" in command
     assert "holdem.ops.acl apply" in command
 
 

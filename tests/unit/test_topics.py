@@ -10,10 +10,10 @@ from aiokafka import TopicPartition
 from aiokafka.admin import NewTopic
 from aiokafka.errors import KafkaTimeoutError, RequestTimedOutError
 
-import holdem.runtime.topics as topics_module
+import holdem.runtime.topic_setup as topics_module
 from holdem.core.wire.connection import as_connection
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 
 def test_default_names_are_the_documented_contract() -> None:

@@ -21,7 +21,8 @@ from holdem.client import Operator
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit_read import read_topic
-from holdem.runtime import replay, snapshots, topics
+from holdem.runtime import replay, snapshots
+from holdem.runtime import topic_setup as topics
 from holdem.runtime.kafka import KafkaFollower, KafkaGroupConsumer
 from holdem.runtime.transport import GroupSettings, TopicPartition
 

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-from holdem.core import snapshot
-from holdem.core.snapshot import SnapshotError, count, decoding, one_of, time
+from holdem.core import snapshot_codec as snapshot
+from holdem.core.snapshot_codec import SnapshotError, count, decoding, one_of, time
 
 
 def test_doctests_pass() -> None:

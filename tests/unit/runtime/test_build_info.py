@@ -7,8 +7,8 @@ from support.toy import TOY
 
 from holdem.core import manifest
 from holdem.runtime.app import build_app
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 
 
 def test_a_service_app_exports_its_build_and_manifest_digest() -> None:

@@ -24,12 +24,12 @@ from holdem.core.decider import Context
 from holdem.core.wire.partitioning import partition_for_key
 from holdem.core.wire.topics import Topics
 from holdem.runtime.loop import ServiceLoop
+from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError
 from holdem.runtime.processor import Processor
 from holdem.runtime.rebuild import Rebuild
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.testing import MemoryTransport
 from holdem.runtime.transport import Membership
 
 PARTITIONS = 3

@@ -17,7 +17,8 @@ from aiokafka.errors import TopicAuthorizationFailedError
 from support.toy import TOY
 
 from holdem.runtime import app as app_module
-from holdem.runtime import kafka, topics
+from holdem.runtime import kafka
+from holdem.runtime import topic_setup as topics
 from holdem.runtime.app import EXIT_FATAL, BrokerUnreachableError, build_app
 from holdem.runtime.settings import RuntimeSettings
 
@@ -31,7 +32,7 @@ def test_a_service_whose_broker_is_unreachable_at_start_exits_70() -> None:
         import functools, sys
         sys.path.insert(0, {str(TESTS)!r})
         from support.toy import TOY
-        from holdem.runtime import app, kafka, topics
+        from holdem.runtime import app, kafka, topic_setup as topics
         from holdem.runtime.settings import RuntimeSettings
         # The topic check's wait for a broker, 60 s in a service, cut to one second.
         kafka.ensure_topics = functools.partial(topics.ensure_topics, wait=1.0)

@@ -17,7 +17,7 @@ import orjson
 from pydantic import Field, TypeAdapter
 
 from holdem.core.cards import Card
-from holdem.core.snapshot import SnapshotError, decoding, load_versioned, record
+from holdem.core.snapshot_codec import SnapshotError, decoding, load_versioned, record
 from holdem.dealer.state import CLOSED, DealerState, Round, Session
 
 SNAPSHOT_VERSION: Final = 4

@@ -12,7 +12,7 @@ from holdem.core.cards import FULL_DECK
 from holdem.core.contracts import Mode, RoundView
 from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.queries import CampaignView, SessionView
-from holdem.core.snapshot import (
+from holdem.core.snapshot_codec import (
     SnapshotError,
     check_envelope,
     count,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 import orjson
 from pydantic import Field, NonNegativeInt, TypeAdapter
 
-from holdem.core.snapshot import (
+from holdem.core.snapshot_codec import (
     SnapshotError,
     decoding,
     items,

@@ -24,7 +24,7 @@ import orjson
 from pydantic import AwareDatetime, Field, NonNegativeInt, TypeAdapter
 
 from holdem.core.contracts.protection import Limits
-from holdem.core.snapshot import (
+from holdem.core.snapshot_codec import (
     SnapshotError,
     decoding,
     items,

@@ -43,7 +43,7 @@ from holdem.harness.load import Tally, fund, play
 from holdem.harness.ownership import check_ownership
 from holdem.ops.broker import LaunchError, LocalBroker
 from holdem.ops.launcher import SERVICES, Launcher
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 STEP_S = 180.0  # bound on each wait of a round: a broker restart and a takeover may both fall in
 MIXED = ("basic", "basic-bonus", "always-call", "coin")  # "coin": call or fold at random

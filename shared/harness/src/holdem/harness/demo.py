@@ -31,7 +31,7 @@ from holdem.ops.launcher import (
     free_port,
     principals_from_env,
 )
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 DEFAULT_ROUNDS = 200  # --rounds 0 (make run's default ROUNDS=0) plays this many
 EXACT_TIMEOUT_S = 600.0  # the full enumeration takes ~30 s on two cores, once; then it is cached

@@ -20,7 +20,7 @@ from holdem.core.wire.topics import Topics
 from holdem.ops import acl, back_office
 from holdem.ops.broker import LocalBroker, kafka_script
 from holdem.ops.launcher import METRICS_PORTS, Launcher, LaunchError, ServiceProcess, free_port
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 WATCH_EVERY_S = 1.0
 BACKOFFICE_METRICS = 9105  # the projection's /metrics (HOLDEM_BACKOFFICE_METRICS_PORT's default)

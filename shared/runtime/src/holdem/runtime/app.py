@@ -129,7 +129,7 @@ def build_app(
     registry: CollectorRegistry | None = None,
 ) -> ServiceApp:
     """The service's app, on Kafka (``settings.connection``) unless given another transport
-    (``holdem.runtime.testing.MemoryTransport`` in tests). Nothing connects before it starts."""
+    (``holdem.runtime.memory.MemoryTransport`` in tests). Nothing connects before it starts."""
     registry = registry if registry is not None else CollectorRegistry()
     transport = transport if transport is not None else KafkaTransport(settings.connection)
     scope = f"{settings.topic_prefix}." if settings.topic_prefix else ""

@@ -29,7 +29,7 @@ from holdem.runtime.kafka_internals import (
 )
 from holdem.runtime.outbox import FatalError, TransactionalOutbox, fenced
 from holdem.runtime.snapshots import latest
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 from holdem.runtime.transport import (
     Apply,
     Batch,

@@ -4,7 +4,7 @@ Each poll batch is decided record by record against the state, then every event 
 the batch's consumer offsets are committed in one transaction (on Kafka,
 ``send_offsets_to_transaction``): effects and progress commit or abort together. No framework
 work per record. The loop runs over ``holdem.runtime.transport``: Kafka in a service
-(``holdem.runtime.kafka``), an in-memory log in the tests (``holdem.runtime.testing``), with the
+(``holdem.runtime.kafka``), an in-memory log in the tests (``holdem.runtime.memory``), with the
 same batches and transactions. A record is decided only once the state of its partition is
 rebuilt for the current assignment; a replay that fails, or a producer that cannot commit, ends
 the process (status 70) for its supervisor to restart.

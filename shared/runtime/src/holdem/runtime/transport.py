@@ -4,7 +4,7 @@ snapshot), the group-less follower of the book, the topic check and the group li
 twin watch reads (``holdem.runtime.twins``).
 
 Two implementations: Kafka (``holdem.runtime.kafka``, what a service runs) and an in-memory log
-(``holdem.runtime.testing``, what the tests run). ``holdem.runtime.loop`` is written against this
+(``holdem.runtime.memory``, what the tests run). ``holdem.runtime.loop`` is written against this
 module only, so both run the same loop with the same batch and transaction boundaries."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from holdem.harness.soak.statistics import figures
 from holdem.harness.soak.verdict import verdict
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 
 def table_terms(prefix: str) -> TableTerms:

@@ -90,7 +90,7 @@ def check_envelope(body: Any, service: str, version: int) -> dict[str, Any]:
     >>> check_envelope({"service": "wallet", "version": 2}, "wallet", 1)
     Traceback (most recent call last):
     ...
-    holdem.core.snapshot.SnapshotError: unknown wallet snapshot version 2
+    holdem.core.snapshot_codec.SnapshotError: unknown wallet snapshot version 2
     """
     if not isinstance(body, dict) or body.get("service") != service:
         raise SnapshotError(f"not a {service} snapshot")

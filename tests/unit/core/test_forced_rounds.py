@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from holdem.core import harness
+from holdem.core import forced_rounds as harness
 from holdem.core.cli import main as holdem
-from holdem.core.harness import run, settle_line
+from holdem.core.forced_rounds import run, settle_line
 
 SAMPLE = (
     Path(__file__).resolve().parents[3] / "shared" / "core" / "examples" / "settle-sample.jsonl"

@@ -1,5 +1,5 @@
-"""`python -m holdem.ops.topics`: create the game's topics and the services' snapshot topics, as
-admin (compose's topic-init step, a new tenant, a fresh cluster)."""
+"""`python -m holdem.ops.create_topics`: create the game's topics and the services' snapshot
+topics, as admin (compose's topic-init step, a new tenant, a fresh cluster)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import os
 
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import Topics
-from holdem.runtime.topics import ensure_topics
+from holdem.runtime.topic_setup import ensure_topics
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m holdem.ops.topics`: create the game's topics (compose's topic-init step),
+    """`python -m holdem.ops.create_topics`: create the game's topics (compose's topic-init step),
     as the principal of the HOLDEM_KAFKA_* variables (admin)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--bootstrap", default=os.environ.get("HOLDEM_KAFKA_BOOTSTRAP"))
