@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from support.memory import Log, started
 from support.messages import command
@@ -13,6 +16,17 @@ from holdem.core.contracts import Call, Malfunction, MessageRejected, Reason, du
 from holdem.runtime.app import build_app
 from holdem.runtime.memory import MemoryTransport
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.transport import GroupSettings
+
+STOP_S = 10.0
+
+
+class Listening:
+    async def on_partitions_revoked(self, revoked: set[Any]) -> None:
+        return None
+
+    async def on_partitions_assigned(self, assigned: set[Any]) -> None:
+        return None
 
 
 @asynccontextmanager
@@ -57,3 +71,42 @@ async def test_a_poison_message_is_rejected_and_its_round_gets_a_malfunction() -
         rounds = [parse("rounds", raw) for raw in log.values("rounds")]
     assert [r.reason for r in rejected] == [Reason.PROCESSING_FAILED]
     assert [(m.round_id, m.source) for m in rounds] == [("poison", "toy"), ("r2", "toy")]
+
+
+async def cancelled_at_every_turn(start: Callable[[], Awaitable[object]], turns: int = 8) -> None:
+    """Cancel what ``start`` starts after 0, 1, ... ``turns`` turns of the event loop."""
+    for turn in range(turns):
+        await assert_cancelled_after(asyncio.ensure_future(start()), turn)
+
+
+async def test_a_stop_is_never_lost_while_the_tick_or_the_watch_asks_for_the_log_ends() -> None:
+    # The hang of the poison test: the tick's cancel landed in the turn the log's ends came back,
+    # and asyncio.wait_for (3.11) returned them instead of raising, so the tick ran for ever.
+    async with toy() as log:
+        await send(log, dump(command(Call, round_id="r1")))
+        await cancelled_at_every_turn(log.service.loop.watches.caught_up)
+        await cancelled_at_every_turn(log.service.loop.watches.watch)
+
+
+async def test_a_stop_is_never_lost_while_a_poll_wakes_for_a_write() -> None:
+    for turn in range(8):  # a write wakes the poll, then its cancel comes ``turn`` turns later
+        transport = MemoryTransport()
+        consumer = transport.consumer(GroupSettings("g", "c", 500, 6_000, 1_000, 300_000))
+        consumer.subscribe(["t"], listener=Listening())
+        await consumer.start()
+        poll = asyncio.ensure_future(consumer.getmany(timeout_ms=60_000, max_records=500))
+        await asyncio.sleep(0)  # it found nothing and waits for a write
+        await transport.publish("t", b"x", key=b"k")
+        await assert_cancelled_after(poll, turn)
+
+
+async def assert_cancelled_after(task: asyncio.Future[Any], turns: int) -> None:
+    """Cancel ``task`` after ``turns`` turns of the event loop: a cancel it accepted (it had not
+    ended) must end it cancelled, or a stop that awaits it hangs."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
+    accepted = task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        async with asyncio.timeout(STOP_S):  # a lost cancel may also leave it running
+            await task
+    assert task.cancelled() or not accepted, f"its cancel lost after {turns} turns"

@@ -147,8 +147,9 @@ class MemoryTransport:
         remaining = deadline - asyncio.get_running_loop().time()
         if remaining <= 0:
             return False
-        try:
-            await asyncio.wait_for(self._changed.wait(), remaining)
+        try:  # not wait_for: on 3.11 it loses a stop's cancel that lands as the write wakes it
+            async with asyncio.timeout(remaining):
+                await self._changed.wait()
         except TimeoutError:
             return False
         return True

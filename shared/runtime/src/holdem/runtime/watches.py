@@ -14,6 +14,9 @@ from holdem.runtime.wiring import Wiring
 
 log = structlog.get_logger(__name__)
 CAUGHT_UP_TIMEOUT_S = 5.0  # a tick's ask for the log's ends: longer, and the broker is stalled
+# Bounded with asyncio.timeout, never asyncio.wait_for: on Python 3.11 wait_for returns the
+# answer and drops a cancel that lands in the turn the answer arrives (CPython gh-86296, fixed in
+# 3.12), so a stop's cancel of the tick or the stall watch was lost and the stop hung for ever.
 # Liveness (issue 26): a member serving its partitions with records waiting on them, and the
 # broker answering, that decides no batch for this long is stalled (its committed offsets never
 # answered, say): it exits for its supervisor rather than stay up doing nothing. Above any
@@ -59,7 +62,8 @@ class Watches:
             return False
         assigned = sorted(consumer.assignment())
         try:
-            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+            async with asyncio.timeout(CAUGHT_UP_TIMEOUT_S):  # not wait_for (CAUGHT_UP_TIMEOUT_S)
+                ends = await consumer.end_offsets(assigned)
         except Exception as error:  # whatever kept the broker from answering: a stall
             self._cut_off(error)
             return False
@@ -97,7 +101,8 @@ class Watches:
             return
         assigned = sorted(consumer.assignment())
         try:
-            ends = await asyncio.wait_for(consumer.end_offsets(assigned), CAUGHT_UP_TIMEOUT_S)
+            async with asyncio.timeout(CAUGHT_UP_TIMEOUT_S):  # not wait_for (CAUGHT_UP_TIMEOUT_S)
+                ends = await consumer.end_offsets(assigned)
         except Exception as error:  # the broker away: the clock starts again after
             # The tick may be the one that cannot ask: it waits on the processor's lock while a
             # commit hangs with the broker gone (aiokafka's commit_transaction has no timeout).
