@@ -51,6 +51,11 @@ async def _round(args: argparse.Namespace, out: TextIO) -> None:
     print(reply.text, file=out)
 
 
+async def _bounded(action: Awaitable[None], within_s: float) -> None:
+    async with asyncio.timeout(within_s):
+        await action
+
+
 def run_cli(
     action: Callable[[argparse.Namespace, TextIO], Awaitable[None]],
     args: argparse.Namespace,
@@ -60,7 +65,7 @@ def run_cli(
     """Run one CLI ``action`` (bounded by ``args.within``): 0 done, 1 refused (one of
     ``refusals``) or unreachable, each a one-line message on stderr."""
     try:
-        asyncio.run(asyncio.wait_for(action(args, sys.stdout), args.within + 30))
+        asyncio.run(_bounded(action(args, sys.stdout), args.within + 30))
     except refusals as refused:
         print(f"{prog}: refused: {refused}", file=sys.stderr)
         return 1

@@ -145,7 +145,9 @@ class QueryClient:
                 key=query.player_id.encode(),
                 headers=self.stamp.headers(),
             )
-            return await asyncio.wait_for(answer, within_s)
+            async with asyncio.timeout(within_s):
+                reply: Reply = await answer
+            return reply
         except TimeoutError:
             raise StalledError(f"no reply to {query.type} within {within_s}s") from None  # type: ignore[attr-defined]
         finally:

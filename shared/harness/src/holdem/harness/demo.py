@@ -141,7 +141,8 @@ async def run(args: argparse.Namespace) -> int:
     tag = uuid.uuid4().hex[:8]
     plan, decide, stop = plan_of(args, tag), strategy_for(args.strategy), asyncio.Event()
     # The first decision may build the strategy's table (optimal): before the clock starts.
-    await asyncio.wait_for(asyncio.to_thread(decide, *SAMPLE_DEAL), EXACT_TIMEOUT_S)
+    async with asyncio.timeout(EXACT_TIMEOUT_S):
+        await asyncio.to_thread(decide, *SAMPLE_DEAL)
     # Before the play, so the live view shows the observed RTP converging on the exact one.
     exact = await exact_or_why(args)
     async with setup(args, tag) as where:
@@ -188,7 +189,8 @@ async def exact_or_why(args: argparse.Namespace) -> Exact:
         return Exact(None, None, "not computed: --no-exact", sheet)
     print("exact RTP figures (full enumeration, cached after the first time) ...", flush=True)
     try:
-        return await asyncio.wait_for(asyncio.to_thread(exact_rtp, args.strategy), EXACT_TIMEOUT_S)
+        async with asyncio.timeout(EXACT_TIMEOUT_S):
+            return await asyncio.to_thread(exact_rtp, args.strategy)
     except TimeoutError:
         return Exact(None, None, f"not ready in {EXACT_TIMEOUT_S:.0f}s", sheet)
 
@@ -209,7 +211,8 @@ async def operator_wallet(where: Setup, plan: Plan, seamless: bool) -> AsyncIter
         yield
     finally:
         stopping.set()
-        await asyncio.wait_for(task, 30)
+        async with asyncio.timeout(30):
+            await task
 
 
 async def _play(

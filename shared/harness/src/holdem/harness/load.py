@@ -150,7 +150,8 @@ async def under_load(
         yield tally
     finally:
         stop.set()
-        await asyncio.wait_for(load, drain_s)
+        async with asyncio.timeout(drain_s):
+            await load
 
 
 async def play_round(

@@ -95,7 +95,8 @@ async def watch(
             if not service.alive:
                 return service
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), WATCH_EVERY_S)
+            async with asyncio.timeout(WATCH_EVERY_S):
+                await stop.wait()
     return None
 
 

@@ -207,7 +207,8 @@ async def fence(connection: KafkaConnection | str, transactional_id: str) -> Non
         **as_connection(connection).kwargs(), transactional_id=transactional_id
     )
     try:
-        await asyncio.wait_for(producer.start(), FENCE_WITHIN_S)
+        async with asyncio.timeout(FENCE_WITHIN_S):
+            await producer.start()
     finally:
         await producer.stop()
 

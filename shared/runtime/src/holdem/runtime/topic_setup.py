@@ -47,7 +47,8 @@ async def _connected_admin(connection: KafkaConnection, deadline: float) -> AIOK
     while True:
         admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=10_000)
         try:
-            await asyncio.wait_for(admin.start(), timeout=max(deadline - time.monotonic(), 0.1))
+            async with asyncio.timeout(max(deadline - time.monotonic(), 0.1)):
+                await admin.start()
             return admin
         except (KafkaConnectionError, TimeoutError):
             await admin.close()
@@ -154,9 +155,8 @@ async def _create(admin: AIOKafkaAdminClient, new: list[NewTopic], deadline: flo
     while True:
         left = max(deadline - time.monotonic(), 0.1)
         try:
-            return await asyncio.wait_for(
-                admin.create_topics(new, timeout_ms=int(left * 1000)), timeout=left
-            )
+            async with asyncio.timeout(left):
+                return await admin.create_topics(new, timeout_ms=int(left * 1000))
         except (KafkaTimeoutError, RequestTimedOutError):
             if time.monotonic() >= deadline:
                 raise
@@ -176,14 +176,14 @@ async def _wait_until_leaders_serve(
     # but only for one request timeout (10 s): a leader slower than that on a loaded machine
     # (compose's topic-init failed so) is asked again, until this call's own deadline.
     consumer = AIOKafkaConsumer(**connection.kwargs(), request_timeout_ms=10_000)
-    await asyncio.wait_for(start_or_close(consumer), timeout=max(deadline - time.monotonic(), 0.1))
+    async with asyncio.timeout(max(deadline - time.monotonic(), 0.1)):
+        await start_or_close(consumer)
     try:
         tps = [TopicPartition(name, p) for name in names for p in range(partitions)]
         while True:
             try:
-                await asyncio.wait_for(
-                    consumer.end_offsets(tps), timeout=max(deadline - time.monotonic(), 0.1)
-                )
+                async with asyncio.timeout(max(deadline - time.monotonic(), 0.1)):
+                    await consumer.end_offsets(tps)
                 return
             except KafkaTimeoutError:
                 if time.monotonic() >= deadline:

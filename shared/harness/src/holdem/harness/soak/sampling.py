@@ -130,5 +130,6 @@ class Sampler:
         while not stop.is_set():
             await self.once()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.config.sample_s)
+                async with asyncio.timeout(self.config.sample_s):
+                    await stop.wait()
         await self.once()
