@@ -24,11 +24,18 @@ from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import FatalError, TransactionalOutbox
 from holdem.runtime.processor import Processor, Spec
 from holdem.runtime.settings import RuntimeSettings
+from holdem.runtime.stopping import StopWatch
 from holdem.runtime.transport import Transport
 from holdem.runtime.twins import TwinWatch
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
+# A graceful stop (SIGTERM) ends within this, well below the launcher's grace before its SIGKILL
+# (holdem.ops.launcher.STOP_TIMEOUT_S, 15 s): past it, the process names what hangs and exits 70.
+STOP_BOUND_S = 10.0
+# Each phase's share, 9 s in all: a phase cut short leaves the bound for the ones after it.
+PHASE_S = 1.0  # cancelling tasks, closing the book's follower or the twin watch's admin client
+CLIENT_STOP_S = 2.5  # the consumer's (LeaveGroup) and the producer's (flush) share
 
 
 class BrokerUnreachableError(RuntimeError):
@@ -47,6 +54,11 @@ class ServiceApp:
     twins: TwinWatch
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    stop_bound_s: float = STOP_BOUND_S
+    hung: Callable[[], object] = field(default=lambda: _exit_now())
+    # In a service's process (``run``): the bound covers what asyncio.run does after the stop
+    # too (it cancels and awaits every task left, and joins its executor's threads).
+    until_exit: bool = False
 
     async def start(self) -> None:
         """Check its topics, start the producer, the metrics endpoint, the loop and the
@@ -81,16 +93,30 @@ class ServiceApp:
             await self.processor.run_tick(self.loop.group.resumed_at)
 
     async def stop(self) -> None:
-        """Stop the periodic tasks, then the loop (its last batch committed), then the producer."""
-        for task in self.tasks:
+        """Stop the periodic tasks, then the loop (its last batch committed), its consumer (it
+        leaves the group), the book, then the producer and the twin watch's admin client.
+
+        Each phase is logged with its seconds; one that outlasts its share is cut short (a
+        warning naming what it still awaits) and the next one starts. The whole stop is bounded
+        by ``STOP_BOUND_S``, below the launcher's grace: past it, one critical line names the
+        phase and every task still running, with its stack, and the process exits 70 (a stop
+        that hangs is a bug to see, never a SIGKILL with nothing in the log)."""
+        name = self.processor.spec.name
+        with StopWatch(name, self.stop_bound_s, self.hung, until_exit=self.until_exit) as watch:
+            await watch.phase("tasks", self._stop_tasks(), PHASE_S)
+            await watch.phase("loop", self.loop.stop_task(), PHASE_S)
+            await watch.phase("consumer", self.loop.stop_consumer(), CLIENT_STOP_S)
+            await watch.phase("book", self.loop.book.stop(), PHASE_S)
+            await watch.phase("producer", self.processor.outbox.stop(), CLIENT_STOP_S)
+            await watch.phase("twins", self.twins.close(), PHASE_S)
+
+    async def _stop_tasks(self) -> None:
+        tasks, self.tasks = self.tasks, []
+        for task in tasks:
             task.cancel()
-        for task in self.tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self.tasks.clear()
-        await self.loop.stop()
-        await self.processor.outbox.stop()
-        await self.twins.close()
 
     def exit(self) -> None:
         """Ask ``serve`` to stop the service (a signal, or a fatal condition seen by a hook)."""
@@ -163,6 +189,7 @@ def build_app(
 
 
 async def _every(seconds: float, action: Callable[[], Awaitable[object]]) -> None:
+    task = asyncio.current_task()
     while True:
         await asyncio.sleep(seconds)
         try:
@@ -173,6 +200,16 @@ async def _every(seconds: float, action: Callable[[], Awaitable[object]]) -> Non
             exit_fatally("tick", error)
         except Exception:  # a failed tick is logged; the next one tries again
             log.exception("periodic task failed")
+        # A cancel the action lost (a library that turned it into an error, or returned past
+        # it: CPython 3.11's wait_for, gh-86296) must still end the task, or the stop that
+        # cancelled it would wait for ever.
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
+
+
+def _exit_now() -> NoReturn:
+    logging.shutdown()
+    os._exit(EXIT_FATAL)
 
 
 def exit_fatally(service: str, error: BaseException) -> NoReturn:
@@ -184,7 +221,9 @@ def exit_fatally(service: str, error: BaseException) -> NoReturn:
 
 
 def run(service: ServiceApp) -> None:
-    """Run until SIGINT/SIGTERM."""
+    """Run until SIGINT/SIGTERM; from the signal to the process's end within ``STOP_BOUND_S``
+    (and a second), or status 70."""
+    service.until_exit = True
     asyncio.run(service.serve())
 
 

@@ -123,9 +123,17 @@ class ServiceLoop:
         self._task = asyncio.create_task(self._run(), name=f"{self.group_id}-loop")
 
     async def stop(self) -> None:
-        # A member leaves the group on stop (a static one too: kafka_internals): a quick hand-over.
-        await stop_reading(self._task, self.group.consumer)
+        await self.stop_task()
+        await self.stop_consumer()
         await self.book.stop()
+
+    async def stop_task(self) -> None:
+        """Cancel the poll loop (a batch in flight aborts; its records are read again)."""
+        await stop_reading(self._task, None)
+
+    async def stop_consumer(self) -> None:
+        # A member leaves the group on stop (a static one too: kafka_internals): a quick hand-over.
+        await stop_reading(None, self.group.consumer)
 
     async def _rebuild_pending(self) -> None:
         """The caller holds the processor's lock."""
