@@ -3,12 +3,11 @@ when loaded (each round through its contract, ``RoundView``)."""
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Final
 
 import orjson
+from pydantic_core import from_json
 
-from holdem.core.cards import FULL_DECK
 from holdem.core.contracts import Mode, RoundView
 from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.queries import CampaignView, SessionView
@@ -33,32 +32,13 @@ SNAPSHOT_VERSION: Final = 3
 SERVICE: Final = "query"
 __all__ = ["SNAPSHOT_VERSION", "SnapshotError", "dump_state", "load_state"]
 _MODES = one_of(*(mode.value for mode in Mode))
-# One string object per card for every round loaded: a history entry shows up to 62 cards (its
-# deck too), and as fresh strings from the JSON they were half of a loaded state's memory
-# (a 300-player state took 270 MB loaded against 133 MB folded, where cards are shared).
-_CARDS: Final[dict[str, str]] = {str(card): str(card) for card in FULL_DECK}
-_CARD_LISTS: Final = ("deck", "player_cards", "flop", "dealer_cards")
-# Words many rounds repeat: one (interned) string each.
-_WORDS: Final = ("state", "currency", "mode", "table_id", "session_id", "decision", "result",
-                 "player_category", "dealer_category", "pay_table")  # fmt: skip
-
-
-def _shared_cards(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` with its card texts and common words replaced by shared strings (anything
-    else left for the contract to judge)."""
-    for key in _CARD_LISTS:
-        cards = entry.get(key)
-        if isinstance(cards, list):
-            entry[key] = [_CARDS.get(c, c) if isinstance(c, str) else c for c in cards]
-    for key in ("turn", "river"):
-        card = entry.get(key)
-        if isinstance(card, str):
-            entry[key] = _CARDS.get(card, card)
-    for key in _WORDS:
-        word = entry.get(key)
-        if type(word) is str and len(word) <= 64:
-            entry[key] = sys.intern(word)
-    return entry
+# One string object per card or common word, not one per occurrence: a history entry shows up to
+# 62 cards (its deck too), and as fresh strings from the JSON they were half of a loaded state's
+# memory (a 300-player state took 270 MB loaded against 133 MB folded, where cards are shared).
+# pydantic-core's parser shares them itself (``cache_strings``: a string under 64 bytes is looked
+# up in a fixed table before a new object is made), faster than replacing them entry by entry
+# after the parse. A cache, not an intern table: two strings in one slot evict each other, so a
+# few copies of a card remain (the test bounds them).
 
 
 def dump_state(state: QueryState) -> bytes:
@@ -75,7 +55,7 @@ def dump_state(state: QueryState) -> bytes:
 def load_state(raw: bytes, kept: int | None = None) -> QueryState:
     """The state ``raw`` is the snapshot of, or ``SnapshotError`` saying what is wrong with it;
     with ``kept`` (the service's setting, which may have changed since), bounded by it."""
-    state = decoding(SERVICE, lambda: _load(_envelope(orjson.loads(raw))))
+    state = decoding(SERVICE, lambda: _load(_envelope(from_json(raw, cache_strings=True))))
     if kept is not None:
         state.kept = kept
         for book in state.books.values():
@@ -120,7 +100,7 @@ def _load(body: dict[str, Any]) -> QueryState:
             currency, mode, available, held = items(entry, 4)
             book.balances[(text(currency), _MODES(mode))] = (_amount(available), _amount(held))
         for entry in items(raw["rounds"]):
-            view = RoundView.model_validate(_shared_cards(mapping(entry)))
+            view = RoundView.model_validate(mapping(entry))
             book.rounds[view.round_id] = view
         for entry in items(raw["early"]):
             rid, before, after = items(entry, 3)
