@@ -149,6 +149,12 @@ def phases(service: ServiceProcess, start_to_ready: float, replay_s: float) -> d
     }
 
 
+def split_of(replayed: dict[str, Any]) -> dict[str, Any]:
+    """The rebuild's own split of its seconds (its "replayed" log line): the snapshots read and
+    decoded, the log's tail folded, the book read again."""
+    return {key: replayed[key] for key in ("snapshot_s", "tail_s", "book_s") if key in replayed}
+
+
 def ready_figures(service: ServiceProcess, start_to_ready: float) -> dict[str, Any]:
     replayed = service.replays()[-1]
     seconds = float(replayed.get("seconds", 0.0))
@@ -159,6 +165,7 @@ def ready_figures(service: ServiceProcess, start_to_ready: float) -> dict[str, A
         "events_replayed": events,
         "replay_events_per_s": round(events / seconds) if seconds > 0 else None,
         "snapshots_loaded": replayed.get("snapshots"),
+        **split_of(replayed),
         **memory_mb(service.pid),
     }
 
@@ -226,6 +233,7 @@ async def twin_handover(launcher: Launcher, name: str) -> dict[str, Any]:
         "kill_to_all_partitions_s": round(seconds, 2),
         "session_and_join_s": round(seconds - replay_s, 2),
         "replay_s": round(replay_s, 2),
+        **split_of(replayed),
         "events_replayed": int(replayed.get("events", 0)),
     }
 
