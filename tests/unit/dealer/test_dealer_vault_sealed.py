@@ -97,6 +97,7 @@ def test_a_changed_byte_of_a_sealed_record_is_decrypted_and_refused(field: str) 
     record = DeckSealed(**envelope, **the_vault.seal("r1", "p1", GAME.deck, GAME.salt))
     assert the_vault.open(record).codes == tuple(GAME.deck)
     assert the_vault.sealed.decryptions == 0
+    assert the_vault.open(record) == vault().open(record)  # kept: what decrypting gives
     with pytest.raises(VaultError):
         the_vault.open(changed(record, field))
     assert the_vault.sealed.decryptions == 1

@@ -110,9 +110,10 @@ class Vault:
         commitment = commit(codes, salt)
         nonce = os.urandom(NONCE_BYTES)
         aad = _aad(round_id, player_id, commitment, self.active)
-        key = self.keys[self.active]
-        sealed = AESGCM(key).encrypt(nonce, deck_bytes(codes) + salt, aad)
-        self.sealed.keep((key, nonce, sealed, aad), Opened(tuple(int(c) for c in codes), salt))
+        key, deck = self.keys[self.active], deck_bytes(codes)
+        sealed = AESGCM(key).encrypt(nonce, deck + salt, aad)
+        # Kept as ``open`` would read it back: the codes are the plaintext's first 52 bytes.
+        self.sealed.keep((key, nonce, sealed, aad), Opened(tuple(deck), salt))
         return {
             "key_id": self.active,
             "nonce": nonce.hex(),
