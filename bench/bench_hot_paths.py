@@ -1,8 +1,9 @@
 """Per-call CPU cost of what every round does on the services' hot path, each beside the bare
 operation it is built on (issue 28): parse a record (contracts.parse vs json.loads), serialise
 an event (contracts.dump vs json.dumps of its dict), shuffle a deck (the dealer's one-read
-shuffle vs the secrets.randbelow one it replaced vs random.shuffle), evaluate a hand, derive an
-id (uuid5, as the runtime's record ids), update a metric (labels() per call vs a bound child).
+shuffle vs the secrets.randbelow one it replaced vs random.shuffle), check and deal it, evaluate
+a hand, derive an id (uuid5, as the runtime's record ids, and an event's id), update a metric
+(labels() per call vs a bound child).
 
 CPU time (process_time, robust on a busy box), best of 3; printed, never asserted.
 """
@@ -16,13 +17,15 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from bench_replay import closed, round_events
 from prometheus_client import CollectorRegistry, Counter
 
 from holdem.core.cards import FULL_DECK
 from holdem.core.contracts import dump, parse
-from holdem.core.deck import shuffle
+from holdem.core.decider import Context
+from holdem.core.deck import deal, ensure_full_deck, shuffle
 from holdem.core.evaluator import evaluate
 
 Row = tuple[str, Callable[[], object], int]
@@ -50,6 +53,8 @@ def groups(scale: float) -> list[tuple[str, list[Row]]]:
     namespace, seed = uuid.UUID(int=28), "holdem.rounds/1/123456"
     hand = list(FULL_DECK[:7])
     deck = list(FULL_DECK)
+    shuffled = shuffle()
+    ctx = Context(datetime(2026, 1, 1, tzinfo=UTC), cause_id="c", seed=seed)
     n = max(1, int(scale * 20_000))
     return [
         (
@@ -79,12 +84,20 @@ def groups(scale: float) -> list[tuple[str, list[Row]]]:
                 ),
             ],
         ),
+        (
+            "check and deal a shuffled deck",
+            [
+                ("ensure_full_deck(deck)", lambda: ensure_full_deck(shuffled), n),
+                ("deal(deck)", lambda: deal(shuffled), n),
+            ],
+        ),
         ("evaluate 7 cards", [("holdem.core.evaluator.evaluate", lambda: evaluate(hand), n)]),
         (
             "an id per record",
             [
                 ("uuid4 (baseline)", uuid.uuid4, n),
                 ("uuid5(namespace, seed)", lambda: uuid.uuid5(namespace, seed), n),
+                ("Context.next_id(), an event's id", ctx.next_id, n),
             ],
         ),
         (

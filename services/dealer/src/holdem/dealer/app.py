@@ -111,6 +111,8 @@ def dealer_spec(
         name=NAME,
         initial_state=initial_state,
         evolve=checked_evolve(vault, on_fatal),
+        # Its own events as built: a DeckSealed it just sealed is not opened to be folded.
+        evolve_own=evolve,
         decide=decide_at_table,
         inputs=("commands", "rounds"),
         # commands: the bets sent, so that a decision sent right behind its bet is known as

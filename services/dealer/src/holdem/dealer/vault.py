@@ -5,9 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -18,6 +19,12 @@ from holdem.core.deck import SALT_BYTES, DeckError, commit, deck_bytes
 KEY_BYTES = 32  # AES-256
 NONCE_BYTES = 12  # GCM's 96-bit nonce, fresh from the OS CSPRNG per record
 DECK_CARDS = 52
+# The records a vault sealed, kept to open them again without decrypting: at most this many
+# (the oldest goes first). About 300 bytes each: a round's deck is revealed within seconds.
+SEALED_KEPT: Final = 4096
+
+# (key, nonce, ciphertext, associated data): every input of AES-GCM's decryption.
+_Sealed = tuple[bytes, bytes, bytes, bytes]
 
 
 class VaultError(Exception):
@@ -61,13 +68,34 @@ def parse_keys(text: str) -> dict[str, bytes]:
     return keys
 
 
+class Sealed:
+    """What one vault sealed, by the exact inputs of the decryption that would open it, and how
+    many records it really decrypted (a cost counter, issue 28)."""
+
+    def __init__(self, limit: int = SEALED_KEPT) -> None:
+        self.limit = limit
+        self.opened: OrderedDict[_Sealed, Opened] = OrderedDict()
+        self.decryptions = 0
+
+    def keep(self, sealed: _Sealed, opened: Opened) -> None:
+        self.opened[sealed] = opened
+        while len(self.opened) > self.limit:
+            self.opened.popitem(last=False)
+
+
 @dataclass(frozen=True)
 class Vault:
     """Seals with the active key; opens with any key of the ring, so old records outlive a
-    rotation as long as their key stays in the ring."""
+    rotation as long as their key stays in the ring.
+
+    It keeps what it sealed (``Sealed``, at most ``SEALED_KEPT``): a record with exactly the
+    key, nonce, ciphertext and associated data it sealed opens to what it sealed without being
+    decrypted, since decrypting those bytes can only give that. Any other record, or one byte
+    changed, is decrypted and checked."""
 
     keys: Mapping[str, bytes]
     active: str
+    sealed: Sealed = field(default_factory=Sealed, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.keys:
@@ -82,7 +110,10 @@ class Vault:
         commitment = commit(codes, salt)
         nonce = os.urandom(NONCE_BYTES)
         aad = _aad(round_id, player_id, commitment, self.active)
-        sealed = AESGCM(self.keys[self.active]).encrypt(nonce, deck_bytes(codes) + salt, aad)
+        key, deck = self.keys[self.active], deck_bytes(codes)
+        sealed = AESGCM(key).encrypt(nonce, deck + salt, aad)
+        # Kept as ``open`` would read it back: the codes are the plaintext's first 52 bytes.
+        self.sealed.keep((key, nonce, sealed, aad), Opened(tuple(deck), salt))
         return {
             "key_id": self.active,
             "nonce": nonce.hex(),
@@ -97,10 +128,13 @@ class Vault:
         if key is None:
             raise VaultError(f"round {record.round_id}: unknown vault key id {record.key_id!r}")
         aad = _aad(record.round_id, record.player_id, record.commitment, record.key_id)
+        nonce, ciphertext = bytes.fromhex(record.nonce), bytes.fromhex(record.ciphertext)
+        kept = self.sealed.opened.get((key, nonce, ciphertext, aad))
+        if kept is not None:
+            return kept
+        self.sealed.decryptions += 1
         try:
-            plain = AESGCM(key).decrypt(
-                bytes.fromhex(record.nonce), bytes.fromhex(record.ciphertext), aad
-            )
+            plain = AESGCM(key).decrypt(nonce, ciphertext, aad)
         except InvalidTag:
             raise VaultError(f"round {record.round_id}: the vault record does not verify") from None
         codes, salt = tuple(plain[:DECK_CARDS]), plain[DECK_CARDS:]

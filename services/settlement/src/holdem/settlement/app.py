@@ -18,7 +18,13 @@ from holdem.settlement import snapshot
 from holdem.settlement.decide import decide
 from holdem.settlement.metrics import SettlementCounters
 from holdem.settlement.settings import SettlementSettings
-from holdem.settlement.state import RoundsEvent, SettlementState, evolve, initial_state
+from holdem.settlement.state import (
+    RoundsEvent,
+    SettlementState,
+    evolve,
+    evolve_own,
+    initial_state,
+)
 
 NAME = "settlement"
 
@@ -29,6 +35,7 @@ def settlement_spec(settings: SettlementSettings) -> Spec[SettlementState]:
         name=NAME,
         initial_state=partial(initial_state, settings.history_limit),
         evolve=evolve,
+        evolve_own=evolve_own,  # its own Settled is not recomputed (a Settled from the log is)
         decide=decide,
         inputs=("rounds",),
         state_roles=("rounds",),

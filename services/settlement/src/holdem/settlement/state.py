@@ -124,7 +124,18 @@ def initial_state(history_limit: int = HISTORY_LIMIT) -> SettlementState:
 
 
 def evolve(state: SettlementState, event: object) -> SettlementState:
-    """Fold one rounds-topic event; idempotent, and events of other types are ignored."""
+    """Fold one rounds-topic event; idempotent, and events of other types are ignored. A
+    Settled is folded only if it is the result the rules give the round (recomputed once)."""
+    return _evolve(state, event, own=False)
+
+
+def evolve_own(state: SettlementState, event: object) -> SettlementState:
+    """``evolve`` for an event settlement's own decide just built (``Spec.evolve_own``): its
+    Settled is the result it computed for this very round, so it is not computed again."""
+    return _evolve(state, event, own=True)
+
+
+def _evolve(state: SettlementState, event: object, *, own: bool) -> SettlementState:
     if not isinstance(event, RoundsEvent):
         return state
     key = (event.player_id, event.round_id)
@@ -133,7 +144,7 @@ def evolve(state: SettlementState, event: object) -> SettlementState:
         return _after_settled(state, current, event)
     if current.terminal:
         return state
-    updated = _apply(current, event)
+    updated = _apply(current, event, own)
     if updated is current:
         return state
     if key not in state.rounds:
@@ -164,14 +175,14 @@ def _forget_old_rounds(state: SettlementState, player_id: str, round_id: str) ->
             del state.rounds[(player_id, old)]
 
 
-def _apply(round_: RoundState, event: RoundsEvent) -> RoundState:
+def _apply(round_: RoundState, event: RoundsEvent, own: bool = False) -> RoundState:
     if isinstance(event, BetPlaced):
         return round_ if round_.bet else replace(round_, bet=event)
     if isinstance(event, Dealt):
         return round_ if round_.dealt else replace(round_, dealt=event)
     if isinstance(event, Called | Folded):
         return round_ if round_.decision else replace(round_, decision=event)
-    if isinstance(event, Settled) and not is_the_result(round_, event):
+    if isinstance(event, Settled) and not own and not is_the_result(round_, event):
         return round_  # not what settlement publishes for this round: a forgery, never folded
     if isinstance(event, Malfunction):
         if event.refuses_settled():  # the wallet refusing a record, not a fault of the round

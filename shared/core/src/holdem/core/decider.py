@@ -24,12 +24,31 @@ state back (a failed transaction is rebuilt from the snapshot and the log: ``loo
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 _NAMESPACE = uuid.UUID("6f1c9f5e-3f59-4d5e-9a51-0c2b8e7d4a10")
+_NAMESPACE_BYTES = _NAMESPACE.bytes
+
+
+def uuid5_text(namespace: bytes, name: str) -> str:
+    """``str(uuid.uuid5(UUID(bytes=namespace), name))`` straight from hashlib: the same text
+    (RFC 4122's name-based SHA-1 id) without building a ``UUID`` (issue 28: ids are made for
+    every event).
+
+    >>> space = uuid.UUID("6f1c9f5e-3f59-4d5e-9a51-0c2b8e7d4a10")
+    >>> names = ["", "e1/1", "holdem.commands/0/7/2", "é☃", "x" * 300]
+    >>> all(uuid5_text(space.bytes, n) == str(uuid.uuid5(space, n)) for n in names)
+    True
+    """
+    digest = bytearray(hashlib.sha1(namespace + name.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 @dataclass
@@ -57,7 +76,7 @@ class Context:
         False
         """
         self._issued += 1
-        return str(uuid.uuid5(_NAMESPACE, f"{self.seed or self.cause_id}/{self._issued}"))
+        return uuid5_text(_NAMESPACE_BYTES, f"{self.seed or self.cause_id}/{self._issued}")
 
     def envelope(self, player_id: str, round_id: str | None = None) -> dict[str, Any]:
         """The envelope fields of a new event caused by this context's input.

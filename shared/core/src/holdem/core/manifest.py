@@ -27,8 +27,8 @@ from typing import Final
 ROOT: Final = Path(__file__).parent
 # path under holdem/core -> what it decides (the manifest's order is this dict's)
 CERTIFIED: Final[dict[str, str]] = {
-    "deck.py": "the shuffle (Fisher-Yates over secrets.randbelow, the OS CSPRNG), the deal "
-    "order and the SHA-256 deck commitment",
+    "deck.py": "the shuffle (Fisher-Yates over one read of the OS CSPRNG, rejection sampling as "
+    "secrets.randbelow does), the deal order and the SHA-256 deck commitment",
     "cards.py": "the 52 cards and their codes",
     "evaluator.py": "the hand evaluator: a hand's value and category",
     "evaluator_tables.py": "the evaluator's lookup tables, decoded from evaluator_data.py",

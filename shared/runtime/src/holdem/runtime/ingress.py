@@ -10,10 +10,12 @@ import uuid
 from typing import NamedTuple
 
 from holdem.core.contracts.base import Envelope, Message, RecordReason
+from holdem.core.decider import uuid5_text
 from holdem.core.wire.headers import Stamp
 from holdem.core.wire.partitioning import partition_for_key
 
 _RECORDS = uuid.UUID("3d1f0c8e-5b7a-4c2e-9f61-7a0e2b4c9d13")
+_RECORDS_BYTES = _RECORDS.bytes
 Refusal = tuple[RecordReason, str]
 
 
@@ -33,7 +35,7 @@ class Origin(NamedTuple):
     @property
     def cause_id(self) -> str:
         """An Id (the contracts' pattern, 64 characters at most) naming this record."""
-        return str(uuid.uuid5(_RECORDS, self.seed))
+        return uuid5_text(_RECORDS_BYTES, self.seed)
 
 
 def wanted(reads: frozenset[str] | None, kind: bytes | None) -> bool:

@@ -82,6 +82,12 @@ class Spec(Generic[S]):
     # batch its tail folds: what it raises is fatal (the service exits non-zero), so a service
     # can refuse to run on a book it must not serve (a test-mode dealer on real money, ADR 030).
     check_book: Callable[[], None] | None = None
+    # How it folds an event its own decide just built, as built (None: ``evolve``): what
+    # ``evolve`` checks of an event read from the log, it need not check again of its own, e.g.
+    # settlement's recomputation of a Settled, or the dealer's opening of a vault record. Also
+    # used for its own events coming back as echoes (the same objects). Must leave the state
+    # as ``evolve`` would.
+    evolve_own: Callable[[S, Any], S] | None = None
 
 
 @dataclass
@@ -108,6 +114,7 @@ class Processor(Generic[S]):
         self._role_of = {self.topics.name(role): role for role in ROLES}
         self.store = PartitionStore(self.spec.initial_state, self.spec.snapshot)
         self._echoed = frozenset(self.spec.inputs)  # roles its own events come back on
+        self._evolve_own = self.spec.evolve_own or self.spec.evolve
         self.stamps = Stamps(self.operator)
         make = self.spec.counters
         self.counters = GameCounters() if make is None else make(self.metrics)
@@ -226,6 +233,7 @@ class Processor(Generic[S]):
                 await self._reject(part, origin, *refusal)
             return
         message = self.echoes.take(origin.topic, origin.key, origin.raw)  # its own, as built
+        own = message is not None
         if message is None:
             try:
                 message = parse_message(role, origin.raw)
@@ -240,7 +248,8 @@ class Processor(Generic[S]):
             return
         part.brands.follow(message, stamp.brand)
         if role in self.spec.state_roles:
-            part.state = self.spec.evolve(part.state, message)
+            evolve = self._evolve_own if own else self.spec.evolve
+            part.state = evolve(part.state, message)
         await self._decide(part, message, origin, stamp.brand)
 
     async def _decide(
@@ -331,7 +340,7 @@ class Processor(Generic[S]):
         self, part: Partition[S], events: Sequence[Envelope], input_brand: str | None
     ) -> None:
         """Stamp and send ``events``, then fold the service's own into the partition's state
-        (or its book)."""
+        (``Spec.evolve_own``: as built) or its book."""
         records: list[Record] = []
         debug = log.is_enabled_for(logging.DEBUG)
         for event in events:
@@ -356,7 +365,7 @@ class Processor(Generic[S]):
             if event.TOPIC in self.spec.book_roles:
                 self._fold_book(event)
             elif event.TOPIC in self.spec.state_roles:
-                part.state = self.spec.evolve(part.state, event)
+                part.state = self._evolve_own(part.state, event)
 
     async def _reject(
         self,
