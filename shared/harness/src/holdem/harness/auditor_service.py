@@ -359,8 +359,11 @@ class Auditor:
         self, consumer: AIOKafkaConsumer, positions: dict[TopicPartition, int]
     ) -> None:
         """The group's positions, for the operator's tools (a restart reads from the start)."""
+        read = {tp: p for tp, p in positions.items() if p > 0}
+        if not read:  # an empty log: nothing to say (and aiokafka refuses an empty commit)
+            return
         with contextlib.suppress(KafkaError):  # informative only: a missed commit is harmless
-            await consumer.commit({tp: p for tp, p in positions.items() if p > 0})
+            await consumer.commit(read)
 
 
 def parser() -> argparse.ArgumentParser:
