@@ -33,8 +33,8 @@ chromium:  ## Debian's chromium for the back office's browser test (apt-get when
 run: install  ## start Kafka and the four services, play a demo load, print a summary (SEAMLESS=1: seamless wallet)
 	$(PY) -m holdem.harness.demo --rounds $(ROUNDS) $(if $(SEAMLESS),--seamless)
 
-serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and the back office (its URL printed; NOBO=1: without), up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
-	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless) $(if $(NOBO),--no-backoffice)
+serve: install  ## broker (kept; WIPE=1 wipes it), topics, the four services and the back office (its URL printed; NOBO=1: without), the live auditor (NOAUDITOR=1: without), up until Ctrl-C (SEAMLESS=1: seamless wallet + reference operator wallet)
+	$(PY) -m holdem.ops.serve $(if $(WIPE),--wipe) $(if $(TLS),--tls) $(if $(NODES),--nodes $(NODES)) $(if $(SEAMLESS),--seamless) $(if $(NOBO),--no-backoffice) $(if $(NOAUDITOR),--no-auditor)
 
 # The tiers that need no broker, no Docker, no PostgreSQL and no browser (promtool is unpacked
 # without root): what a developer runs before each commit; `make test` runs everything.

@@ -4,7 +4,7 @@
 # kept data reuses them. See docs/adr/007-broker-authentication-and-acls.md.
 
 # The clients' principals; `broker` is the broker's own identity (inter-broker and controller).
-PRINCIPALS=(admin dealer wallet settlement query operator backoffice)
+PRINCIPALS=(admin dealer wallet settlement query operator backoffice auditor)
 SCRAM_MECHANISM="SCRAM-SHA-512"
 
 new_password() {

@@ -19,6 +19,7 @@ import yaml
 from prometheus_client import CollectorRegistry
 
 from holdem.dealer.metrics import DealerCounters
+from holdem.harness.auditor_service import AuditorMetrics
 from holdem.runtime.metrics import CountersFactory, Metrics
 from holdem.settlement.metrics import SettlementCounters
 from holdem.wallet.metrics import WalletCounters
@@ -83,6 +84,9 @@ def _service_registries() -> list[CollectorRegistry]:
         if counters is not None:
             counters(metrics)
         registries.append(registry)
+    auditor = CollectorRegistry()  # the live auditor (holdem-auditor): its own families
+    AuditorMetrics(auditor)
+    registries.append(auditor)
     return registries
 
 

@@ -59,10 +59,16 @@ def test_in_seamless_mode_the_operator_alone_answers_the_wallet() -> None:
     rules = acl.plan(PREFIX, seamless=True)
     on_replies = {(r.principal, r.operation) for r in rules if r.name == TOPICS.seamless_replies}
     answered = {("User:wallet", "READ"), ("User:operator", "WRITE"), ("User:backoffice", "READ")}
+    answered.add(("User:auditor", "READ"))  # the live auditor reads them
     assert on_replies == answered  # the back office projects the replies too
     assert set(rules) - set(acl.plan(PREFIX)) == {
         acl.Acl(f"User:{who}", "TOPIC", TOPICS.seamless_replies, "LITERAL", operation)
-        for who, operation in (("wallet", "READ"), ("operator", "WRITE"), ("backoffice", "READ"))
+        for who, operation in (
+            ("wallet", "READ"),
+            ("operator", "WRITE"),
+            ("backoffice", "READ"),
+            ("auditor", "READ"),
+        )
     }  # the requests are on the wallet's topic, which the operator reads already
 
 
@@ -153,7 +159,7 @@ def test_nothing_broad_is_granted(rules: list[acl.Acl]) -> None:
 def test_the_default_names_have_no_prefix() -> None:
     names = {r.name for r in acl.plan(seamless=True) if r.resource == "TOPIC"}
     snapshots = {snapshot_topic(Topics(), name) for name in acl.SERVICES}
-    assert names == set(Topics().names()) | snapshots
+    assert names == set(Topics().names()) | snapshots | {acl.findings_topic(Topics())}
     assert Topics().seamless_replies not in {
         r.name for r in acl.plan()
     }  # a transfer-mode wallet: no bridge

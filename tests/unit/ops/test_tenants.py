@@ -34,7 +34,7 @@ def test_a_seamless_tenant_s_own_operator_answers_its_wallet_s_requests() -> Non
         (r.principal, r.operation) for r in rules if r.name == "acme.holdem.seamless.replies"
     }
     # The shared back office principal projects them, as the shared services serve the tenant.
-    readers = {("User:wallet", "READ"), ("User:backoffice", "READ")}
+    readers = {("User:wallet", "READ"), ("User:backoffice", "READ"), ("User:auditor", "READ")}
     assert replies == {("User:operator-acme", "WRITE"), *readers}
     assert not [r for r in tenants.plan("acme") if "seamless" in r.name]
 

@@ -60,9 +60,11 @@ class Pending:
     staked: bool = False
     seamless: bool = False  # a debit was asked of the operator's wallet
     answered: bool = False  # ... and the round's business with it is over
+    served: bool = False  # a record not on the commands topic: some service answered
 
     def add(self, record: Record) -> None:
         self.records.append(record)
+        self.served = self.served or record.role != "commands"
         self.last = max(self.last, record.timestamp)
         m = record.message
         if isinstance(m, BetPlaced):
@@ -153,6 +155,17 @@ class AuditFold:
         """Judge every round done and quiet for ``quiet_ms`` of record time."""
         horizon = self.clock - self.quiet_ms
         ready = [k for k, p in self.pending.items() if p.last <= horizon and p.done()]
+        for key in ready:
+            self._judge(key, self.pending.pop(key))
+
+    def tick(self, now_ms: int) -> None:
+        """The live auditor's clock on a quiet log (wall time less a grace, ms): judge the rounds
+        done and quiet for ``quiet_ms`` before ``now_ms`` that some service has answered. A round
+        of commands only is not judged: while the services are away (a broker outage) its bet
+        is still to be answered, and judging it would report every later record of it. The
+        record-time clock (``clock``) is left alone: only records move it."""
+        horizon = now_ms - self.quiet_ms
+        ready = [k for k, p in self.pending.items() if p.served and p.last <= horizon and p.done()]
         for key in ready:
             self._judge(key, self.pending.pop(key))
 

@@ -26,7 +26,7 @@ from holdem.core.topology import (
     Party,
 )
 from holdem.core.wire.connection import KafkaConnection
-from holdem.core.wire.topics import Topics, snapshot_topic
+from holdem.core.wire.topics import ROLES, Topics, snapshot_topic
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,16 @@ OPERATOR_GROUP = "holdem-operator"  # the operator's consumer groups start with 
 # it may not read it) only where the wallet is seamless, like the wallet's own read of them.
 BACKOFFICE_READS = BACKOFFICE.reads
 SEAMLESS_BACKOFFICE_READS = tuple(r for r in SEAMLESS_BACKOFFICE.reads if r not in BACKOFFICE.reads)
-PRINCIPALS = ("admin", *SERVICES, "operator", "backoffice")  # admin: a super user, no ACL
+# The live auditor (holdem.harness.auditor_service, issue 31): reads the game's topics but the
+# vault (the dealer's secret) and the admin's table commands (their answers are audited), keeps
+# its positions in its own group, and reads and writes only its findings topic.
+AUDITOR_READS = tuple(r for r in ROLES if r not in ("vault", "admin"))
+AUDITOR_GROUP = "holdem-auditor"
+FINDINGS = "holdem.audit.findings"
+PRINCIPALS = ("admin", *SERVICES, "operator", "backoffice", "auditor")  # admin: super user, no ACL
 # Principals a broker storage formatted before they existed lacks (SCRAM users are written at
 # format time): their env file may be missing; `make serve WIPE=1` makes a storage with them.
-LATER_PRINCIPALS = ("backoffice",)
+LATER_PRINCIPALS = ("backoffice", "auditor")
 
 # Kafka's wire codes (org.apache.kafka.common.resource / acl).
 RESOURCE = {"TOPIC": 2, "GROUP": 3, "CLUSTER": 4, "TRANSACTIONAL_ID": 5}
@@ -82,6 +88,15 @@ class Acl:
     name: str
     pattern: str
     operation: str
+
+
+def findings_topic(topics: Topics) -> str:
+    """``[prefix.]holdem.audit.findings``: the live auditor's findings, keyed by their SHA-256.
+
+    >>> findings_topic(Topics().with_prefix("t1")), findings_topic(Topics())
+    ('t1.holdem.audit.findings', 'holdem.audit.findings')
+    """
+    return f"{topics.prefix}.{FINDINGS}" if topics.prefix else FINDINGS
 
 
 class AclError(RuntimeError):
@@ -128,6 +143,12 @@ def plan(prefix: str = "", *, seamless: bool = False) -> list[Acl]:
     allow("operator", "GROUP", f"{scope}{OPERATOR_GROUP}", "READ", "PREFIXED")
     for role in (*BACKOFFICE_READS, *SEAMLESS_BACKOFFICE_READS) if seamless else BACKOFFICE_READS:
         allow("backoffice", "TOPIC", getattr(topics, role), "READ")
+    for role in AUDITOR_READS:
+        if role != "seamless_replies" or seamless:
+            allow("auditor", "TOPIC", getattr(topics, role), "READ")
+    allow("auditor", "TOPIC", findings_topic(topics), "READ")
+    allow("auditor", "TOPIC", findings_topic(topics), "WRITE")
+    allow("auditor", "GROUP", f"{scope}{AUDITOR_GROUP}", "READ")
     return sorted(rules)
 
 

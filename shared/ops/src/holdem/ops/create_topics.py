@@ -8,9 +8,39 @@ import asyncio
 import logging
 import os
 
-from holdem.core.wire.connection import KafkaConnection
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError, for_code
+
+from holdem.core.wire.connection import KafkaConnection, start_or_close
 from holdem.core.wire.topics import Topics
+from holdem.ops.acl import findings_topic
 from holdem.runtime.topic_setup import ensure_topics
+
+# The live auditor's findings (holdem.harness.auditor_service): one partition (read whole at
+# its start), compacted: each finding is keyed by its own SHA-256, so compaction drops nothing
+# and no time-based retention forgets what was already reported.
+FINDINGS_CONFIG = {"cleanup.policy": "compact"}
+
+
+async def ensure_findings_topic(
+    connection: KafkaConnection, topics: Topics, wait: float = 60.0
+) -> str:
+    """Create the live auditor's findings topic if missing (as admin); its name."""
+    name = findings_topic(topics)
+    admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=10_000)
+    await start_or_close(admin)
+    try:
+        brokers = len((await admin.describe_cluster())["brokers"])
+        replication = max(1, min(3, brokers))
+        config = {**FINDINGS_CONFIG, "min.insync.replicas": str(min(2, replication))}
+        response = await admin.create_topics([NewTopic(name, 1, replication, topic_configs=config)])
+        for _, code, *_ in response.topic_errors:
+            if code not in (0, TopicAlreadyExistsError.errno):
+                raise for_code(code)(f"creating topic {name}")
+    finally:
+        await admin.close()
+    await ensure_topics(connection, [name], 1, replication, wait)  # leaders serving
+    return name
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,7 +63,8 @@ def main(argv: list[str] | None = None) -> None:
     topics = Topics().with_prefix(args.prefix) if args.prefix else Topics()
     connection = KafkaConnection.from_env(bootstrap=args.bootstrap)
     asyncio.run(ensure_topics(connection, topics, args.partitions, args.replication, args.wait))
-    print(" ".join(f"{name}:{args.partitions}" for name in topics.names()))
+    findings = asyncio.run(ensure_findings_topic(connection, topics, args.wait))
+    print(" ".join(f"{name}:{args.partitions}" for name in topics.names()), f"{findings}:1")
 
 
 if __name__ == "__main__":
