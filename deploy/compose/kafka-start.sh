@@ -2,7 +2,8 @@
 # The compose stack's Kafka (apache/kafka image): writes server.properties with SASL SCRAM-SHA-512
 # client listeners, KRaft's StandardAuthorizer (deny by default) and a SASL PLAIN controller
 # listener, formats the storage once with the SCRAM users (admin, dealer, wallet, settlement,
-# query, operator, backoffice and the broker's own identity), then runs the broker. Same layout as
+# query, operator, backoffice, the live auditor when its password is set, and the broker's own
+# identity), then runs the broker. Same layout as
 # deploy/kafka/auth.sh; see docs/adr/007-broker-authentication-and-acls.md.
 set -euo pipefail
 
@@ -61,5 +62,6 @@ scram() { echo "--add-scram" "$MECHANISM=[name=$1,password=$2]"; }
     $(scram broker "$HOLDEM_BROKER_PASSWORD") $(scram admin "$HOLDEM_ADMIN_PASSWORD") \
     $(scram dealer "$HOLDEM_DEALER_PASSWORD") $(scram wallet "$HOLDEM_WALLET_PASSWORD") \
     $(scram settlement "$HOLDEM_SETTLEMENT_PASSWORD") $(scram query "$HOLDEM_QUERY_PASSWORD") \
-    $(scram operator "$HOLDEM_OPERATOR_PASSWORD") $(scram backoffice "$HOLDEM_BACKOFFICE_PASSWORD")
+    $(scram operator "$HOLDEM_OPERATOR_PASSWORD") $(scram backoffice "$HOLDEM_BACKOFFICE_PASSWORD") \
+    ${HOLDEM_AUDITOR_PASSWORD:+$(scram auditor "$HOLDEM_AUDITOR_PASSWORD")}
 exec /opt/kafka/bin/kafka-server-start.sh "$CONFIG"
