@@ -257,6 +257,7 @@ prepare_fresh() {
     make_secrets
     [[ "$protocol" == SASL_SSL ]] && make_tls
     echo "CONTROLLER ${ports#* } ${ports#* }" >"$(controller_dir)/state"  # the split layout
+    touch "$(controller_dir)/fresh"  # until both have started once
     write_config "$protocol" "${ports% *}" "${ports#* }"
     local -a scram
     mapfile -t scram < <(scram_args)
@@ -292,9 +293,23 @@ prepare_kept() {
 }
 
 start_once() {
-    if split_layout; then
+    local rc=0
+    if split_layout && [[ ! -f "$(controller_dir)/fresh" ]]; then
         controller_up "$1" || return $?
         controller_settled
+    elif split_layout; then
+        # A fresh storage has no registration to wait for: both JVMs start at once (the
+        # broker retries its controller until it answers).
+        controller_running || (RUN_DIR="$(controller_dir)"; launch "$1" "$(controller_heap)")
+        launch "$1" "${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+        (RUN_DIR="$(controller_dir)"; await_ready "$1") || rc=$?
+        if [[ $rc -ne 0 ]]; then
+            cmd_down_quiet
+            return "$rc"
+        fi
+        await_ready "$1" || return $?
+        rm -f "$(controller_dir)/fresh"
+        return 0
     fi
     launch "$1" "${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
     await_ready "$1"
@@ -382,6 +397,8 @@ cmd_up() {
     else
         prepare_fresh "$java"
     fi
+    # A failed up leaves no controller behind either (a later up starts it again on its data).
+    trap '[[ "${UP_OK:-0}" == 1 ]] || controller_down >/dev/null 2>&1' EXIT
     for attempt in 1 2 3; do
         rc=0
         start_once "$java" || rc=$?
@@ -394,6 +411,7 @@ cmd_up() {
         [[ $rc -eq 2 ]] && prepare_fresh "$java"
         log "retrying the start"
     done
+    UP_OK=1
     [[ -n "$WATCH_PID" ]] && start_watchdog "$WATCH_PID"
     log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log," \
         "credentials $RUN_DIR/clients/<principal>.env"
