@@ -58,6 +58,22 @@ make_tls() {
     chmod 644 "$tls/ca.pem"  # the CA certificate is public: clients need it
 }
 
+# The controller listener's SASL PLAIN (on loopback) and the authorizer: a combined node's, a
+# broker's towards its controller, and a controller's own (it applies the ACL changes).
+controller_auth_properties() {
+    local pw
+    pw="$(secret broker)"
+    cat <<EOF
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="$pw" user_broker="$pw";
+# KRaft's authorizer; no ACL = no access. admin sets up, broker is this node itself.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=false
+super.users=User:admin;User:broker
+EOF
+}
+
 # The listener part of server.properties. Clients: SCRAM-SHA-512 (SASL_PLAINTEXT, or SASL_SSL with
 # --tls). Controller: SASL PLAIN on loopback, because SCRAM credentials live in the metadata log
 # the controller serves, so the controller cannot check them before that log is up.
@@ -93,15 +109,7 @@ listener.name.$name.sasl.enabled.mechanisms=$SCRAM_MECHANISM
 listener.name.$name.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$pw";
 EOF
     done
-    cat <<EOF
-sasl.mechanism.controller.protocol=PLAIN
-listener.name.controller.sasl.enabled.mechanisms=PLAIN
-listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="$pw" user_broker="$pw";
-# KRaft's authorizer; no ACL = no access. admin sets up, broker is this node itself.
-authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
-allow.everyone.if.no.acl.found=false
-super.users=User:admin;User:broker
-EOF
+    controller_auth_properties
     if [[ "$protocol" == SASL_SSL ]]; then
         for name in "${names[@]}"; do
             cat <<EOF

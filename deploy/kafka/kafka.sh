@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real single-node Apache Kafka (KRaft, broker+controller in one JVM) from Maven Central jars, no Docker.
+# A real single-node Apache Kafka (KRaft: a broker and its controller, two JVMs, ADR 042) from Maven Central jars, no Docker.
 #
 #   kafka.sh fetch                      download the broker classpath once into .cache/libs/
 #   kafka.sh up     [--dir DIR] [--watch PID] [--tls] [--wipe] [--proxied-port R]
@@ -27,6 +27,9 @@
 #   kafka.sh stop-node N [--dir DIR]    SIGTERM node N (controlled shutdown), SIGKILL if it hangs
 #   kafka.sh start-node N [--dir DIR]   start node N again on its data, wait until it is ready
 #
+# The single broker's KRaft controller is a process of its own in DIR/controller/ (ADR 042): a kill
+# of the broker's pid leaves it up, and `up` starts the broker again only once the controller has
+# fenced the dead one's registration. `down` stops both.
 # DIR defaults to deploy/kafka/.run/; DIR/data (the log dir) may be a mount point of its own (the
 # disk-full test's small filesystem): a wipe empties it then, and leaves the mount.
 # Clients authenticate with SCRAM-SHA-512: DIR/clients/
@@ -37,7 +40,8 @@
 # Environment: JAVA_HOME, KAFKA_CACHE_DIR, KAFKA_HEAP_OPTS, KAFKA_START_TIMEOUT (s, default 90),
 # KAFKA_STOP_TIMEOUT (s, default 30), MAVEN_ARGS (extra mvn flags, e.g. -o), KAFKA_CDS (0 = off),
 # KAFKA_NODE_HEAP_OPTS (a cluster node's heap, default -Xms128m -Xmx384m: three JVMs on 2 cores),
-# KAFKA_CLUSTER_STOP_TIMEOUT (s, default 10: a cluster's down, before SIGKILL).
+# KAFKA_CLUSTER_STOP_TIMEOUT (s, default 10: a cluster's down, before SIGKILL),
+# KAFKA_CONTROLLER_HEAP_OPTS (the single broker's controller, default -Xms64m -Xmx192m).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -56,6 +60,8 @@ source "$HERE/auth.sh"
 source "$HERE/cds.sh"
 # shellcheck source=deploy/kafka/cluster.sh
 source "$HERE/cluster.sh"
+# shellcheck source=deploy/kafka/controller.sh
+source "$HERE/controller.sh"
 
 java_bin() {
     local java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
@@ -178,6 +184,11 @@ cluster_id() {
 # Holds the broker's password: readable by the owner only.
 write_config() {
     local protocol="$1" broker_port="$2" controller_port="$3" proxied=()
+    if split_layout; then  # ADR 042: the broker, and its controller as a process of its own
+        write_broker_config "$protocol" "$broker_port" "$controller_port"
+        write_controller_config "$controller_port"
+        return
+    fi
     [[ -f "$RUN_DIR/proxied" ]] && read -r -a proxied <"$RUN_DIR/proxied"
     write_node_config "$RUN_DIR" 1 "1@127.0.0.1:$controller_port" 1 1 \
         "$protocol" "$broker_port" "$controller_port" "${proxied[@]}"
@@ -193,15 +204,16 @@ write_proxied_envs() {
 
 # One KRaft broker+controller: its dir, node id, the quorum's voters, replication factor and
 # min.insync.replicas (1 and 1 alone; 3 and 2 in a cluster, internal topics likewise).
+# NODE_ROLES=broker: a broker alone, without a controller listener (its controller's is a voter).
 write_node_config() {
-    local dir="$1" node="$2" voters="$3" replicas="$4" min_isr="$5"
+    local dir="$1" node="$2" voters="$3" replicas="$4" min_isr="$5" roles="${NODE_ROLES:-broker,controller}"
     shift 5
     (umask 077; cat >"$dir/server.properties") <<EOF
-# Written by kafka.sh up: a KRaft broker+controller for development and tests.
-process.roles=broker,controller
+# Written by kafka.sh up: a KRaft $roles for development and tests.
+process.roles=$roles
 node.id=$node
 controller.quorum.voters=$voters
-$(auth_properties "$@")
+$(auth_properties "$@" | if [[ "$roles" == broker ]]; then sed '/^listeners=/s/,CONTROLLER:[^,]*$//'; else cat; fi)
 log.dirs=$dir/data
 # Topics are created explicitly with their partition counts (holdem.ops.create_topics), never by accident.
 auto.create.topics.enable=false
@@ -226,10 +238,13 @@ EOF
 
 # A fresh storage: new ports, new credentials (and TLS material), formatted with the SCRAM users.
 prepare_fresh() {
-    local java="$1" protocol ports
+    local java="$1" protocol ports id
     protocol="SASL_PLAINTEXT"
     [[ "$TLS" == 1 ]] && protocol="SASL_SSL"
+    controller_down  # a retry after a port was taken: its controller has the old ports
     drop_data "$RUN_DIR/data"
+    rm -rf "$(controller_dir)"
+    mkdir -m 700 "$(controller_dir)"
     rm -rf "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/state" "$RUN_DIR/proxied" \
         "$RUN_DIR/proxied-clients"
     if [[ -n "$PROXIED_PORT" ]]; then
@@ -241,13 +256,22 @@ prepare_fresh() {
     fi
     make_secrets
     [[ "$protocol" == SASL_SSL ]] && make_tls
+    echo "CONTROLLER ${ports#* } ${ports#* }" >"$(controller_dir)/state"  # the split layout
+    touch "$(controller_dir)/fresh"  # until both have started once
     write_config "$protocol" "${ports% *}" "${ports#* }"
     local -a scram
     mapfile -t scram < <(scram_args)
+    id="$(cluster_id)"
+    # The controller writes the bootstrap metadata (the SCRAM users); the broker's storage only
+    # needs the cluster id. Both formatted at once.
     "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
-        kafka.tools.StorageTool format -t "$(cluster_id)" -c "$RUN_DIR/server.properties" \
-        "${scram[@]}" >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
-    chmod 700 "$RUN_DIR/data"  # the records, and the users' salted SCRAM credentials
+        kafka.tools.StorageTool format -t "$id" -c "$(controller_dir)/server.properties" \
+        "${scram[@]}" >"$(controller_dir)/format.log" 2>&1 &
+    "$java" -Xmx256m -cp "$LIBS/*" -Dlog4j2.configurationFile="$HERE/log4j2.properties" \
+        kafka.tools.StorageTool format -t "$id" -c "$RUN_DIR/server.properties" \
+        >"$RUN_DIR/format.log" 2>&1 || { cat "$RUN_DIR/format.log" >&2; die "storage format failed"; }
+    wait $! || { cat "$(controller_dir)/format.log" >&2; die "the controller's storage format failed"; }
+    chmod 700 "$RUN_DIR/data" "$(controller_dir)/data"  # the records, the users' salted SCRAM credentials
     write_client_envs "$protocol" "127.0.0.1:${ports% *}"
     write_proxied_envs "$protocol"
     # Written last: a dir with a state file is a complete storage that `up` may start again.
@@ -269,6 +293,24 @@ prepare_kept() {
 }
 
 start_once() {
+    local rc=0
+    if split_layout && [[ ! -f "$(controller_dir)/fresh" ]]; then
+        controller_up "$1" || return $?
+        controller_settled
+    elif split_layout; then
+        # A fresh storage has no registration to wait for: both JVMs start at once (the
+        # broker retries its controller until it answers).
+        controller_running || (RUN_DIR="$(controller_dir)"; launch "$1" "$(controller_heap)")
+        launch "$1" "${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+        (RUN_DIR="$(controller_dir)"; await_ready "$1") || rc=$?
+        if [[ $rc -ne 0 ]]; then
+            cmd_down_quiet
+            return "$rc"
+        fi
+        await_ready "$1" || return $?
+        rm -f "$(controller_dir)/fresh"
+        return 0
+    fi
     launch "$1" "${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
     await_ready "$1"
 }
@@ -355,6 +397,8 @@ cmd_up() {
     else
         prepare_fresh "$java"
     fi
+    # A failed up leaves no controller behind either (a later up starts it again on its data).
+    trap '[[ "${UP_OK:-0}" == 1 ]] || controller_down >/dev/null 2>&1' EXIT
     for attempt in 1 2 3; do
         rc=0
         start_once "$java" || rc=$?
@@ -367,6 +411,7 @@ cmd_up() {
         [[ $rc -eq 2 ]] && prepare_fresh "$java"
         log "retrying the start"
     done
+    UP_OK=1
     [[ -n "$WATCH_PID" ]] && start_watchdog "$WATCH_PID"
     log "ready in $((SECONDS - started))s: pid $(cat "$RUN_DIR/pid"), log $RUN_DIR/server.log," \
         "credentials $RUN_DIR/clients/<principal>.env"
@@ -394,8 +439,11 @@ cmd_down() {
     parse_dir "$@"
     if is_cluster; then cluster_down; return; fi
     cmd_down_quiet
+    controller_down  # after the broker: its controlled shutdown asks the controller
     if [[ "$WIPE" == 1 ]]; then
         drop_data "$RUN_DIR/data"
+        drop_data "$(controller_dir)/data"  # its log stays, as the broker's does
+        rm -f "$(controller_dir)"/{state,server.properties,registrations.log}
         rm -rf "$RUN_DIR/clients" "$RUN_DIR/tls" "$RUN_DIR/secrets" "$RUN_DIR/state" \
             "$RUN_DIR/server.properties" "$RUN_DIR/proxied" "$RUN_DIR/proxied-clients"
         log "wiped the data and credentials of $RUN_DIR"
@@ -431,5 +479,5 @@ case "${1:-}" in
     restart) shift; cmd_restart "$@" ;;
     status) shift; cmd_status "$@" ;;
     kill-node|stop-node|start-node) cmd_node "$@" ;;
-    *) sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,44p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
