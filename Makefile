@@ -11,8 +11,9 @@ OUT ?= rng-report
 SOAK_MINUTES ?= 60
 SOAK_RATE ?= 80
 SOAK_WARMUP ?= 15
+SCALE_INSTANCES ?= 1,2,4
 
-.PHONY: sync install prometheus postgres chromium run serve check test test-containers test-slow chaos soak lint fmt bench profile rng-report contracts core-data check-rules check-rules-v3 kafka-up kafka-down tenant up down engine-down base-images clean
+.PHONY: sync install prometheus postgres chromium run serve check test test-containers test-slow chaos soak lint fmt bench bench-scale profile rng-report contracts core-data check-rules check-rules-v3 kafka-up kafka-down tenant up down engine-down base-images clean
 
 sync:  ## Python deps only (uv, locked)
 	@command -v $(UV) >/dev/null || { python3 -m pip install --quiet uv==0.13.8 && { pyenv rehash 2>/dev/null || true; }; }
@@ -72,6 +73,9 @@ fmt: install
 
 bench: install  ## speed figures, each beside a baseline measured in the same run
 	$(PY) bench/run.py
+
+bench-scale: install  ## settled rounds/s with SCALE_INSTANCES (1,2,4) instances of every service (docs/sizing.md)
+	SCALE_INSTANCES=$(SCALE_INSTANCES) $(PY) bench/bench_scale.py
 
 profile: install  ## a flame graph per service under a closed-loop load into docs/flamegraphs/ (py-spy through uv --with: not a project dependency; needs ptrace rights)
 	$(UV) run --frozen --with py-spy==0.4.2 python bench/profile_services.py

@@ -19,6 +19,7 @@ from aiokafka.errors import KafkaError, KafkaTimeoutError, ProducerFenced
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.runtime import replay as replaying
 from holdem.runtime.acks import Unacknowledged, acknowledged
+from holdem.runtime.fetch_wait import FetchWait
 from holdem.runtime.kafka_internals import (
     FENCED,
     busy,
@@ -26,6 +27,7 @@ from holdem.runtime.kafka_internals import (
     known_position,
     membership,
     send_offsets_as,
+    set_fetch_wait,
 )
 from holdem.runtime.outbox import FatalError, TransactionalOutbox, fenced
 from holdem.runtime.snapshots import latest
@@ -46,7 +48,9 @@ from holdem.runtime.transport import (
 )
 
 log = structlog.get_logger(__name__)
-FETCH_MAX_WAIT_MS = 50  # a read_committed fetch is not woken by a commit: keep the idle wait short
+# The fetch wait a consumer starts with; from its first poll on, holdem.runtime.fetch_wait
+# chooses it (short while records flow, long when idle: issue 28, "idle is idle").
+FETCH_MAX_WAIT_MS = FetchWait().busy_ms
 # How long the broker lets a transaction stay open before it aborts it (and fences its producer).
 # A new owner's rebuild waits for every transaction open when it began (a frozen predecessor's
 # batch: replay.settled_ends, stable offsets): this bounds how long a frozen instance can hold its
@@ -80,6 +84,15 @@ def unreachable(error: BaseException) -> bool:
 
 def _tp(tp: TopicPartition) -> aiokafka.TopicPartition:
     return aiokafka.TopicPartition(tp.topic, tp.partition)
+
+
+def _adapt(consumer: AIOKafkaConsumer, wait: FetchWait, batch: Batch) -> None:
+    """Tell ``wait`` what a poll returned; a changed wait goes to the consumer's next fetches."""
+    before = wait.wait_ms
+    after = wait.polled(sum(len(records) for records in batch.values()))
+    if after != before:
+        set_fetch_wait(consumer, after)
+        log.debug("fetch wait changed", wait_ms=after)
 
 
 class _Rebalance(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -118,6 +131,7 @@ class KafkaGroupConsumer:
             # records; aiokafka's default (round robin) split them between two owners.
             partition_assignment_strategy=(RangePartitionAssignor,),
         )
+        self.fetch_wait = FetchWait()
 
     def subscribe(self, topics: Sequence[str], listener: Listener) -> None:
         self.consumer.subscribe(list(topics), listener=_Rebalance(listener))
@@ -131,6 +145,7 @@ class KafkaGroupConsumer:
 
     async def getmany(self, *, timeout_ms: int, max_records: int) -> Batch:
         batch: Batch = await self.consumer.getmany(timeout_ms=timeout_ms, max_records=max_records)
+        _adapt(self.consumer, self.fetch_wait, batch)
         return batch
 
     def assignment(self) -> set[Any]:
@@ -281,6 +296,7 @@ class KafkaFollower:
             auto_offset_reset="earliest",
             fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
         )
+        self.fetch_wait = FetchWait()
 
     async def start(self) -> None:
         await start_or_close(self.consumer)
@@ -291,6 +307,7 @@ class KafkaFollower:
 
     async def getmany(self, *, timeout_ms: int) -> Batch:
         batch: Batch = await self.consumer.getmany(timeout_ms=timeout_ms)
+        _adapt(self.consumer, self.fetch_wait, batch)
         return batch
 
 

@@ -45,6 +45,10 @@ and refuses others at import, so an upgrade of aiokafka fails loudly here, not s
    instance (a kill -9 sends nothing: its restart takes the place back with no rebalance).
 7. A request of our own (``holdem.runtime.open_transactions``: DescribeProducers,
    ListTransactions) sent on a consumer's connections: ``send_to``, ``leader_of``, ``brokers``.
+8. The fetch wait changed while the consumer runs (``set_fetch_wait``, ``fetch_wait``:
+   ``holdem.runtime.fetch_wait``). aiokafka takes ``fetch_max_wait_ms`` once, at construction,
+   and its fetcher reads it into every FetchRequest it builds: setting the fetcher's copy makes
+   the next fetch carry the new wait (a fetch already waiting at the broker keeps its own).
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ __all__ = [
     "Membership",
     "brokers",
     "busy",
+    "fetch_wait",
     "high_watermarks",
     "install",
     "known_position",
@@ -92,6 +97,7 @@ __all__ = [
     "membership",
     "send_offsets_as",
     "send_to",
+    "set_fetch_wait",
 ]
 
 TESTED = ("0.14.",)  # aiokafka releases whose private API this module was tested with
@@ -610,3 +616,23 @@ def leader_of(consumer: aiokafka.AIOKafkaConsumer, tp: aiokafka.TopicPartition) 
 def brokers(consumer: aiokafka.AIOKafkaConsumer) -> list[int]:
     """The node ids ``consumer``'s metadata knows."""
     return sorted(broker.nodeId for broker in consumer._client.cluster.brokers())
+
+
+def _fetcher(consumer: aiokafka.AIOKafkaConsumer) -> Any:
+    fetcher = getattr(consumer, "_fetcher", None)
+    if fetcher is None or not isinstance(getattr(fetcher, "_fetch_max_wait_ms", None), int):
+        raise RuntimeError("the consumer has no started fetcher with a fetch wait to set")
+    return fetcher
+
+
+def set_fetch_wait(consumer: aiokafka.AIOKafkaConsumer, wait_ms: int) -> None:
+    """The fetch wait of ``consumer``'s next fetch requests (it must be started)."""
+    if wait_ms <= 0:
+        raise ValueError(f"a fetch wait must be positive, got {wait_ms}")
+    _fetcher(consumer)._fetch_max_wait_ms = wait_ms
+
+
+def fetch_wait(consumer: aiokafka.AIOKafkaConsumer) -> int:
+    """The fetch wait ``consumer``'s next fetch requests carry."""
+    wait: int = _fetcher(consumer)._fetch_max_wait_ms
+    return wait
