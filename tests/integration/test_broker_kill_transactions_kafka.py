@@ -133,13 +133,13 @@ async def test_a_broker_killed_mid_commit_and_started_at_once_leaves_no_partitio
             try:
                 await until_commits(committer, COMMITS_BEFORE_KILL, ADVANCE_WITHIN_S)
                 await asyncio.to_thread(broker.kill)
+                killed = time.monotonic()
             finally:
                 for task in tasks:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 commits += committer.commits
                 errors += committer.errors
-            killed = time.monotonic()
             await asyncio.to_thread(broker.up)
             answered = time.monotonic()
             deadline = answered + ADVANCE_WITHIN_S
