@@ -24,7 +24,7 @@ from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_forced import forced_rounds
-from holdem.harness.audit_log import Record, RoundKey, RoundLog, rounds_of
+from holdem.harness.audit_log import Record, RoundKey, RoundLog, in_log_order, rounds_of
 from holdem.harness.audit_money import (
     Balances,
     conservation_violations,
@@ -146,7 +146,7 @@ def violations(
     ``require_ended=False`` allows rounds still open (a run stopped mid-round).
     ``unseal``: the dealer's vault opener, to also check the cards of rounds never revealed.
     """
-    records = sorted(records, key=lambda r: (r.role, r.partition, r.offset))
+    records = in_log_order(records)
     found = round_violations(records, require_ended=require_ended, unseal=unseal)
     watches = Watches()
     for record in records:
@@ -171,16 +171,13 @@ def round_violations(
     its log, its secrecy, its money, its closing and its transactions with the operator.
     ``seamless``: whether the deployment runs the bridge (None: whether ``records`` show it);
     ``rounds``: ``rounds_of(records)``, if the caller has it."""
-    rounds = rounds_of(records) if rounds is None else rounds
+    rounds = rounds_of(records, ordered=True) if rounds is None else rounds
     found: list[str] = []
     for key, log in sorted(rounds.items()):
         name = "/".join(key)
         found += [f"{name}: {v}" for v in _round_violations(log, require_ended)]
     found += _secrecy_violations(records, rounds, unseal)
-    wallet = sorted(
-        (r for r in records if r.role == "wallet" and isinstance(r.message, WalletEvent)),
-        key=lambda r: (r.partition, r.offset),
-    )
+    wallet = [r for r in records if r.role == "wallet" and isinstance(r.message, WalletEvent)]
     found += round_money_violations([r.message for r in wallet], rounds)
     found += closed_violations([r for r in records if r.message is not None])
     if seamless is None:
@@ -277,7 +274,7 @@ def _secrecy_violations(
     """No dealer card, turn or river on an operator-visible topic before the round's decision."""
     secrets = {key: _secret_cards(log, unseal) for key, log in rounds.items()}
     found = []
-    for record in sorted(records, key=lambda r: (r.role, r.partition, r.offset)):
+    for record in records:  # in log order (round_violations')
         if record.role not in OPERATOR_VISIBLE:
             continue
         value = None
@@ -287,13 +284,23 @@ def _secrecy_violations(
             key = round_key_of(value)
         if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
             continue
-        value = json_of(record.raw) if value is None else value
         hidden = secrets[key]
+        if value is None and not could_hold(record.raw, hidden):
+            continue  # no hidden card's text in its bytes: decoding it would find none
+        value = json_of(record.raw) if value is None else value
         leaked = hidden & set(_cards_in(value))
         if leaked:
             where = f"{record.role}[{record.partition}]@{record.offset}"
             found.append(f"{'/'.join(key)}: {sorted(leaked)} visible at {where} before decision")
     return found
+
+
+def could_hold(raw: bytes | str, cards: Iterable[str]) -> bool:
+    """Whether a record's JSON can hold one of ``cards`` as text: one of them is in its bytes,
+    or it has a ``\\u`` escape (``"\\u0041h"`` is "Ah"). No other JSON escape can spell a card's
+    characters, and JSON nested in a string keeps them as they are."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    return b"\\u" in data or any(card.encode() in data for card in cards)
 
 
 def _own_round(record: Record) -> RoundKey | None:

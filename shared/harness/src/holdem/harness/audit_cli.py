@@ -12,8 +12,15 @@ open. ``--whole`` reads it all into memory first (the older path, the streaming 
 ``--workers N`` splits the partitions between N processes through a Kafka consumer group and
 merges their results; across machines, start one ``--group G --members N --out FILE`` per
 machine and ``--merge FILE...`` their results, which refuses missing or overlapping shares.
-Exit 0: no violation; 1: violations (printed, one per line); 2: the topics could not be read or
-the shares do not merge; 70: a worker's share was taken away by its group mid-read."""
+``--checkpoint DIR`` audits incrementally (ADR 041): each run reads only what the checkpoint in
+DIR has not audited, up to ``--until T`` (each partition's first record stamped at or after T),
+prints the findings that are final and new, and carries the rounds still open to the next run;
+``--final`` also judges what is still open and checks the end-of-log invariants (money's
+conservation) and closes the chain. ``--since T`` starts a chain (or a period alone, without
+``--checkpoint``) at each partition's first record stamped at or after T.
+Exit 0: no violation; 1: violations (printed, one per line); 2: the topics could not be read,
+the shares do not merge, or the checkpoint cannot continue this audit; 70: a worker's share
+was taken away by its group mid-read."""
 
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
 from holdem.harness.audit import AuditReport, audit_run
+from holdem.harness.audit_checkpoint import CheckpointError, KafkaSource, parse_time, run_period
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_stream import SHARE_LOST, ShareLostError, check_shares, stream_partial
 
@@ -59,6 +67,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--members", type=int, default=1, help="as one worker: the group's size")
     p.add_argument("--out", help="as one worker: write its partial result (JSON) here")
     p.add_argument("--merge", nargs="+", metavar="FILE", help="merge the workers' partial results")
+    p.add_argument("--checkpoint", metavar="DIR", help="audit incrementally, carrying state in DIR")
+    p.add_argument("--since", help="from each partition's first record at or after this time")
+    p.add_argument("--until", help="up to each partition's first record at or after this time")
+    p.add_argument("--final", action="store_true", help="with --checkpoint: close the chain")
     return p
 
 
@@ -91,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     topics = Topics().with_prefix(args.prefix) if args.prefix else topics_from_env()
     roles = OPERATOR_ROLES if args.operator else None
+    if args.checkpoint or args.since or args.until or args.final:
+        return _period(args, connection, topics, roles)
     if args.workers > 1:
         return asyncio.run(_workers(args, argv or sys.argv[1:]))
     try:
@@ -119,6 +133,71 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print("\n".join(report_lines(report, None if args.all else SHOWN)))
     return 0 if report.ok else 1
+
+
+def _period(
+    args: argparse.Namespace,
+    connection: KafkaConnection,
+    topics: Topics,
+    roles: tuple[str, ...] | None,
+) -> int:
+    """An incremental audit's run (ADR 041): one period, its new findings printed."""
+    if args.whole or args.workers > 1 or args.group or args.out:
+        print("holdem audit: --checkpoint/--since/--until read alone: not with --whole, "
+              "--workers, --group or --out", file=sys.stderr)  # fmt: skip
+        return 2
+    if args.final and not args.checkpoint:
+        print("holdem audit: --final closes a --checkpoint chain", file=sys.stderr)
+        return 2
+    try:
+        since = parse_time(args.since) if args.since else None
+        until = parse_time(args.until) if args.until else None
+    except ValueError as error:
+        print(f"holdem audit: {error}", file=sys.stderr)
+        return 2
+    options = {
+        "require_ended": args.require_ended,
+        "operator": operator_of_prefix(topics.prefix),
+        "prefix": topics.prefix,
+        "roles": list(roles) if roles else None,
+    }
+    directory = Path(args.checkpoint) if args.checkpoint else None
+    try:
+        period = asyncio.run(
+            run_period(
+                KafkaSource(connection, topics, roles),
+                directory,
+                options,
+                since=since,
+                until=until,
+                final=args.final,
+            )
+        )
+    except CheckpointError as error:
+        print(f"holdem audit: checkpoint refused: {error}", file=sys.stderr)
+        return 2
+    except (KafkaError, LookupError, TimeoutError) as error:
+        print(f"holdem audit: cannot read the topics: {error!r}", file=sys.stderr)
+        return 2
+    r = period.report
+    closed = args.final or directory is None
+    lines = [
+        f"{period.read} records read{' (resumed)' if period.resumed else ''}; so far "
+        f"{r.records} records, {r.rounds} rounds judged, {r.ended} ended"
+        + (f", {r.forced} forced" if r.forced else "")
+        + (
+            f": final, {len(r.violations)} violations in all"
+            if closed
+            else f", {len(r.violations)} violations found so far"
+        )
+        + f"; {len(period.new)} new"
+    ]
+    shown = period.new if args.all else period.new[:SHOWN]
+    lines += [f"  {v}" for v in shown]
+    if len(shown) < len(period.new):
+        lines.append(f"  ... {len(period.new) - len(shown)} more (--all)")
+    print("\n".join(lines))
+    return 1 if period.new or (closed and r.violations) else 0
 
 
 def _merge(files: list[str], show_all: bool) -> int:

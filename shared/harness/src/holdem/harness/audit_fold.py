@@ -36,7 +36,7 @@ from holdem.harness.audit import (
     round_key_of,
     round_violations,
 )
-from holdem.harness.audit_log import Record, RoundKey, rounds_of
+from holdem.harness.audit_log import Record, RoundKey, in_log_order, rounds_of
 from holdem.harness.audit_money import Book, add_books, conservation_violations
 from holdem.harness.audit_watches import Watches
 from holdem.harness.audit_window import KEPT, Window
@@ -170,8 +170,8 @@ class AuditFold:
             self._judge(key, self.pending.pop(key))
 
     def _judge(self, key: RoundKey, pending: Pending) -> None:
-        records = sorted(pending.records, key=lambda r: (r.role, r.partition, r.offset))
-        rounds = rounds_of(records)
+        records = in_log_order(pending.records)  # sorted once: every check below reads it so
+        rounds = rounds_of(records, ordered=True)
         self.found += round_violations(
             records,
             require_ended=self.require_ended,

@@ -97,6 +97,11 @@ def _account(event: WalletEvent) -> AccountKey:
     return (event.player_id, event.currency, str(event.mode))
 
 
+def no_money() -> list[int]:
+    """A new account's (available, held): a named factory, so a checkpoint can pickle it."""
+    return [0, 0]
+
+
 class MoneyWatch:
     """The money audit one wallet event at a time (each player's events in partition order):
     every balance recomputed from the amounts, the promotion account, each idempotency key
@@ -104,7 +109,7 @@ class MoneyWatch:
     book. The whole audit and the streaming one both use it."""
 
     def __init__(self, kept: int = KEPT) -> None:
-        self.accounts: dict[AccountKey, list[int]] = defaultdict(lambda: [0, 0])
+        self.accounts: dict[AccountKey, list[int]] = defaultdict(no_money)
         self.house: dict[Book, int] = defaultdict(int)
         self.promotion: dict[Book, int] = defaultdict(int)
         self.outside: dict[Book, int] = defaultdict(int)

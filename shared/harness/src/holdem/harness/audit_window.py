@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -47,6 +47,25 @@ class Window(Generic[K, V]):
     def drain(self) -> None:
         while self._items:
             self._leave(*self._items.popitem(last=False))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A checkpoint's pickle (ADR 041) names the owner of ``on_leave`` and its method, not
+        the bound method (which would need ``getattr`` in the restricted unpickler)."""
+        state = dict(self.__dict__)
+        leave = self.on_leave
+        if leave is not None:
+            owner, name = getattr(leave, "__self__", None), getattr(leave, "__name__", "")
+            if owner is None or getattr(owner, name, None) != leave:
+                raise TypeError(f"a window's on_leave must be a method to pickle: {leave!r}")
+            state["on_leave"] = (owner, name)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        leave = state.get("on_leave")
+        if leave is not None:
+            owner, name = leave
+            state = {**state, "on_leave": getattr(owner, name)}
+        self.__dict__.update(state)
 
     def _leave(self, key: K, value: V) -> None:
         if self.on_leave is not None:
