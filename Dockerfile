@@ -1,6 +1,6 @@
 # The images of the four services, the back office and topic-init, one target each
 # (docs/adr/027-container-images-and-the-compose-stack.md):
-#   docker build --target dealer|wallet|settlement|query|backoffice|ops --secret id=ca,src=CA.pem .
+#   docker build --target dealer|wallet|settlement|query|backoffice|auditor|ops --secret id=ca,src=CA.pem .
 # `make up` (deploy/docker/stack.sh) builds them through docker-compose.yml.
 #
 # Each runtime stage is the base image plus one virtual environment: the service's package and
@@ -48,6 +48,12 @@ RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
 FROM builder AS venv-backoffice
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
     with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-backoffice
+# The live auditor (holdem-auditor) ships in holdem-harness, which also carries the tools that
+# plot and simulate (holdem-math: numba, matplotlib): a heavier venv, none of it imported by the
+# auditor itself.
+FROM builder AS venv-auditor
+RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
+    with-ca /opt/uv/bin/uv sync --frozen --no-dev --no-editable --package holdem-harness
 # topic-init's tools (topics, ACLs). The one place to change when they move package.
 FROM builder AS venv-ops
 RUN --mount=type=secret,id=ca --mount=type=cache,target=/root/.cache/uv \
@@ -106,6 +112,17 @@ ENV HOLDEM_BACKOFFICE_METRICS_PORT=9105 \
     HOLDEM_BACKOFFICE_PORT=8080
 EXPOSE 8080 9105
 CMD ["holdem-backoffice", "serve"]
+
+# The live auditor (docs/audit.md, "Live"): folds the log as it is written as principal
+# `auditor`, reports each finding to [prefix.]holdem.audit.findings and its metrics port. Ready =
+# the log read to its end once (holdem_audit_ready).
+FROM runtime AS auditor
+COPY --from=venv-auditor /venv /venv
+ENV HOLDEM_METRICS_PORT=9107
+EXPOSE 9107
+HEALTHCHECK --interval=5s --timeout=5s --start-period=300s --retries=3 \
+    CMD ["python", "-m", "holdem.runtime.health", "--gauge", "holdem_audit_ready"]
+CMD ["holdem-auditor"]
 
 # topic-init: creates the topics and applies every principal's ACLs as admin, then exits 0.
 FROM runtime AS ops

@@ -129,6 +129,7 @@ PORTS=(
     HOLDEM_KAFKA_PORT:29092 HOLDEM_PROMETHEUS_PORT:9090 HOLDEM_BACKOFFICE_PORT:8080
     HOLDEM_DEALER_METRICS_PORT:9101 HOLDEM_WALLET_METRICS_PORT:9102
     HOLDEM_SETTLEMENT_METRICS_PORT:9103 HOLDEM_QUERY_METRICS_PORT:9104
+    HOLDEM_AUDITOR_METRICS_PORT:9107
 )
 
 # Exit 0 when something holds the port on 127.0.0.1 (a bind there fails: also 0.0.0.0 holders).
@@ -200,7 +201,7 @@ case "$cmd" in
         if found="$("$HERE/engine.sh" env 2>/dev/null)"; then eval "$found"; export DOCKER_HOST; fi
         check_ports "$@"
         setup
-        log "docker compose up --build --detach --wait (Kafka, topic-init, the four services, Prometheus)"
+        log "docker compose up --build --detach --wait (Kafka, topic-init, the four services, the auditor, Prometheus)"
         if ! docker compose up --build --detach --wait "$@"; then
             log "up failed: taking the stack down again (its volumes kept), so that no half of it runs"
             docker compose down >&2 || true

@@ -54,6 +54,7 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
     env.update({f"HOLDEM_{name}_PORT": str(port) for name, port in ports.items()})
     # The query's metrics port is not published here: the test reads it through Prometheus.
     env["HOLDEM_QUERY_METRICS_PORT"] = str(free_ports(1)[0])
+    env["HOLDEM_AUDITOR_METRICS_PORT"] = str(free_ports(1)[0])  # and the auditor's
     env.update({f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()})
     env["HOLDEM_BACKOFFICE_ADMIN_PASSWORD"] = secrets.token_hex(12)  # its web pages' first user
     stack = ComposeStack(project, env, ports["KAFKA"], ports["PROMETHEUS"], passwords)
@@ -70,7 +71,14 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
         except AssertionError as error:
             logs = "\n".join(
                 stack.logs(s, 15)
-                for s in ("kafka", "topic-init", *SERVICES, "postgres", "backoffice-init")
+                for s in (
+                    "kafka",
+                    "topic-init",
+                    *SERVICES,
+                    "auditor",
+                    "postgres",
+                    "backoffice-init",
+                )
             )
             raise AssertionError(f"{error}\n{logs}") from None
         stack.figures["up_wait_s"] = round(time.monotonic() - started, 1)

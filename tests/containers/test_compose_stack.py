@@ -276,10 +276,23 @@ async def play_and_observe(stack: ComposeStack) -> None:
         active = stack.prometheus("/api/v1/targets")["activeTargets"]
         jobs = sorted(t["labels"]["job"] for t in active if t["health"] == "up")
         return (
-            jobs if set(SERVICES) | {"backoffice", "backoffice-projection"} <= set(jobs) else None
+            jobs
+            if set(SERVICES) | {"backoffice", "backoffice-projection", "auditor"} <= set(jobs)
+            else None
         )
 
     figures["targets_up"] = wait_for("every target up", targets_up)
+
+    # The live auditor (issue 31) folded the same log as it was written, the killed wallet's
+    # restart included: at the log's end it found nothing, like the audit above.
+    def auditor_at_the_end() -> float | None:
+        lag = stack.prometheus("/api/v1/query", query="max(holdem_audit_lag_records)")["result"]
+        return 1.0 if lag and float(lag[0]["value"][1]) == 0 else None
+
+    wait_for("the live auditor at the log's end", auditor_at_the_end, 120)
+    found = stack.prometheus("/api/v1/query", query="sum(holdem_audit_violations_total)")["result"]
+    figures["live_findings"] = float(found[0]["value"][1]) if found else None
+    assert figures["live_findings"] == 0, (figures["live_findings"], stack.logs("auditor", 40))
 
     # The recording rule's RTP against the run's: returned / wagered of the settled rounds.
     run_rtp = tally.main_returned / tally.main_wagered
@@ -415,7 +428,15 @@ async def play_and_observe(stack: ComposeStack) -> None:
 
 
 # Every container that runs for the stack's life (topic-init and backoffice-init exit).
-LONG_RUNNING = ("kafka", "prometheus", "postgres", *SERVICES, "backoffice-projection", "backoffice")
+LONG_RUNNING = (
+    "kafka",
+    "prometheus",
+    "postgres",
+    *SERVICES,
+    "backoffice-projection",
+    "backoffice",
+    "auditor",
+)
 
 
 def processes(stack: ComposeStack, service: str) -> list[tuple[int, int, str, str]]:

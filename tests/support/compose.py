@@ -27,6 +27,7 @@ PRINCIPALS = (
     "query",
     "operator",
     "backoffice",
+    "auditor",
 )
 SERVICES = ("dealer", "wallet", "settlement", "query")
 PORTS = (
@@ -47,6 +48,7 @@ HOST_PORT_VARS = (
     "HOLDEM_WALLET_METRICS_PORT",
     "HOLDEM_SETTLEMENT_METRICS_PORT",
     "HOLDEM_QUERY_METRICS_PORT",
+    "HOLDEM_AUDITOR_METRICS_PORT",
 )
 UP_TIMEOUT_S = 900  # builds on a cold engine (two shared cores) included
 

@@ -31,6 +31,8 @@ METRICS_PORTS = {"dealer": 9101, "wallet": 9102, "settlement": 9103, "query": 91
 BACKOFFICE = ("backoffice-init", "backoffice-projection", "backoffice")
 BACKOFFICE_ENV = {"HOLDEM_BACKOFFICE_DSN", "PGPASSFILE", "HOLDEM_BACKOFFICE_PASSWORD"}
 BACKOFFICE_TARGETS = {"backoffice-projection:9105", "backoffice:9106"}
+# The live auditor (issue 31): its own principal, image target and metrics port.
+AUDITOR_TARGET = "auditor:9107"
 
 
 def load_yaml(path: Path) -> Any:
@@ -175,7 +177,7 @@ def test_prometheus_scrapes_exactly_the_services_metrics_ports() -> None:
         for target in static["targets"]
     }
     services = {f"{name}:{port}" for name, port in METRICS_PORTS.items()}
-    assert targets == services | BACKOFFICE_TARGETS
+    assert targets == services | BACKOFFICE_TARGETS | {AUDITOR_TARGET}
 
 
 def test_grafana_provisions_prometheus_and_the_dashboards_folder(
@@ -196,6 +198,7 @@ def test_each_built_service_authenticates_as_its_own_principal_with_scram(
     expected = {
         "topic-init": "admin",
         "backoffice-projection": "backoffice",
+        "auditor": "auditor",
         **{name: name for name in METRICS_PORTS},
     }
     assert set(expected) | {"backoffice-init", "backoffice"} == set(built)
@@ -279,3 +282,16 @@ def test_the_kafka_health_check_starts_no_jvm(compose: dict[str, Any]) -> None:
     script = (REPO / "deploy" / "compose" / "kafka-health.sh").read_text()
     assert "/dev/tcp/127.0.0.1/9092" in script
     assert "java" not in script and "kafka-" not in script.split("set -euo pipefail")[1]
+
+
+def test_the_auditor_runs_as_its_own_principal_and_is_healthy_only_once_ready(
+    built: dict[str, dict[str, Any]],
+) -> None:
+    auditor = built["auditor"]
+    assert auditor["build"]["target"] == "auditor"
+    assert env_of(auditor)["HOLDEM_METRICS_PORT"] == AUDITOR_TARGET.split(":")[1]
+    text = stage("auditor")
+    assert 'CMD ["holdem-auditor"]' in text
+    # Its readiness gauge, not the services' (it has no holdem_ready): a check on the services'
+    # gauge would never pass.
+    assert '"--gauge", "holdem_audit_ready"' in text

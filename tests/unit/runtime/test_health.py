@@ -54,3 +54,13 @@ def test_no_port_or_no_server_is_unhealthy(served: tuple[int, Metrics]) -> None:
         probe.bind(("127.0.0.1", 0))
         closed = probe.getsockname()[1]
     assert main(["--port", str(closed)]) == 1
+
+
+def test_another_readiness_gauge_is_read_only_when_named() -> None:
+    """The live auditor's container checks holdem_audit_ready; the services' gauge name is the
+    default, and neither gauge stands in for the other."""
+    auditor = "holdem_audit_ready 1.0\n"
+    assert ready(auditor, "holdem_audit_ready")
+    assert not ready(auditor)
+    assert not ready('holdem_ready{service="dealer"} 1.0\n', "holdem_audit_ready")
+    assert not ready("holdem_audit_ready 0.0\n", "holdem_audit_ready")

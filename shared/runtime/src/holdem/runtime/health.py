@@ -1,7 +1,9 @@
 """A container's health check: exit 0 when this instance is ready (``holdem_ready`` is 1 on its
 own metrics port: a member of its group, every assigned partition's state rebuilt), else 1.
 
-    python -m holdem.runtime.health [--port PORT]   (default HOLDEM_METRICS_PORT)
+    python -m holdem.runtime.health [--port PORT] [--gauge NAME]   (default HOLDEM_METRICS_PORT)
+
+``--gauge`` names another readiness gauge: the live auditor's is ``holdem_audit_ready``.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from prometheus_client.parser import text_string_to_metric_families
 TIMEOUT_S = 2.0
 
 
-def ready(metrics_text: str) -> bool:
-    """True when the exposition has a holdem_ready sample and every one of them is 1."""
+READY = "holdem_ready"
+
+
+def ready(metrics_text: str, gauge: str = READY) -> bool:
+    """True when the exposition has a ``gauge`` sample and every one of them is 1."""
     values = [
         sample.value
         for family in text_string_to_metric_families(metrics_text)
-        if family.name == "holdem_ready"
+        if family.name == gauge
         for sample in family.samples
     ]
     return bool(values) and all(value == 1.0 for value in values)
@@ -30,6 +35,7 @@ def ready(metrics_text: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--port", type=int, default=int(os.environ.get("HOLDEM_METRICS_PORT", "0")))
+    parser.add_argument("--gauge", default=READY, help="the readiness gauge (default holdem_ready)")
     args = parser.parse_args(argv)
     if not args.port:
         print("unhealthy: no metrics port (HOLDEM_METRICS_PORT)", file=sys.stderr)
@@ -41,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"unhealthy: {error}", file=sys.stderr)
         return 1
-    if not ready(text):
-        print("unhealthy: not ready (holdem_ready is not 1)", file=sys.stderr)
+    if not ready(text, args.gauge):
+        print(f"unhealthy: not ready ({args.gauge} is not 1)", file=sys.stderr)
         return 1
     return 0
 
