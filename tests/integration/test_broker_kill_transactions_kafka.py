@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -41,7 +42,9 @@ pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]
 
 PARTITIONS = 4
 PRODUCERS = 3
-KILLS = 5
+# Three in make test (on the old layout every run failed at its first kill, 2 of 2); more for a
+# hunt: HOLDEM_TXN_KILLS=25.
+KILLS = int(os.environ.get("HOLDEM_TXN_KILLS", "3"))
 ADVANCE_WITHIN_S = 120.0  # an open transaction is aborted within its 10 s timeout; a hang never
 # Kafka's line when it drops the markers of a partition without a leader as if deleted.
 SKIPPED = "these partitions are likely deleted already and hence can be skipped"
