@@ -15,6 +15,7 @@ from support.rounds import RoundEvents
 
 from holdem.core.contracts import DeckSealed, dump
 from holdem.core.wire.topics import Topics
+from holdem.dealer import vault as vault_module
 from holdem.dealer.app import dealer_spec
 from holdem.dealer.state import DealerState
 from holdem.dealer.vault import SEALED_KEPT, Sealed, Vault, VaultError, parse_keys
@@ -121,3 +122,38 @@ def test_the_vault_keeps_at_most_its_limit_and_forgets_the_oldest() -> None:
         assert the_vault.open(record).salt == GAME.salt
     assert the_vault.sealed.decryptions == 1  # only r0, forgotten, was decrypted
     assert SEALED_KEPT == 4096
+
+
+def test_the_vault_builds_one_cipher_per_key_not_one_per_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28's cost counter: AES-GCM ciphers built, once per key of the ring the vault uses,
+    whatever the number of records it seals and opens; a record sealed under a rotated key
+    still opens, and a wrong one is still refused."""
+    built: list[bytes] = []
+    real = vault_module.AESGCM
+
+    def counted(key: bytes) -> Any:
+        built.append(key)
+        return real(key)
+
+    monkeypatch.setattr(vault_module, "AESGCM", counted)
+    keys = {"k1": bytes(range(32)), "k2": bytes(range(1, 33))}
+    old, new = Vault(keys, "k1"), Vault(keys, "k2")
+    sealed_old = [
+        DeckSealed(
+            **RoundEvents(round_id=f"r{n}").envelope("sealed", 0),
+            **old.seal(f"r{n}", "p1", GAME.deck, GAME.salt),
+        )
+        for n in range(20)
+    ]
+    assert old.sealed.ciphers_built == len(built) == 1
+    for n in range(20):
+        new.seal(f"s{n}", "p1", GAME.deck, GAME.salt)
+    for record in sealed_old:  # sealed under k1 by another vault: decrypted with k1
+        assert new.open(record).codes == tuple(GAME.deck)
+    assert new.sealed.decryptions == 20
+    assert new.sealed.ciphers_built == 2  # k2 to seal, k1 to open
+    with pytest.raises(VaultError):
+        new.open(changed(sealed_old[0], "ciphertext"))
+    assert len(built) == 3  # k1 by the old vault, k2 and k1 by the new one

@@ -70,12 +70,24 @@ def parse_keys(text: str) -> dict[str, bytes]:
 
 class Sealed:
     """What one vault sealed, by the exact inputs of the decryption that would open it, and how
-    many records it really decrypted (a cost counter, issue 28)."""
+    many records it really decrypted (a cost counter, issue 28); and the AES-GCM cipher of each
+    key of the ring, built once (building one took more CPU than a deck's encryption), with how
+    many were built (a cost counter: one per key used, not one per record)."""
 
     def __init__(self, limit: int = SEALED_KEPT) -> None:
         self.limit = limit
         self.opened: OrderedDict[_Sealed, Opened] = OrderedDict()
         self.decryptions = 0
+        self.ciphers: dict[bytes, AESGCM] = {}
+        self.ciphers_built = 0
+
+    def cipher(self, key: bytes) -> AESGCM:
+        """The AES-GCM cipher of ``key`` (a key of the vault's ring, so at most its size)."""
+        found = self.ciphers.get(key)
+        if found is None:
+            found = self.ciphers[key] = AESGCM(key)
+            self.ciphers_built += 1
+        return found
 
     def keep(self, sealed: _Sealed, opened: Opened) -> None:
         self.opened[sealed] = opened
@@ -111,7 +123,7 @@ class Vault:
         nonce = os.urandom(NONCE_BYTES)
         aad = _aad(round_id, player_id, commitment, self.active)
         key, deck = self.keys[self.active], deck_bytes(codes)
-        sealed = AESGCM(key).encrypt(nonce, deck + salt, aad)
+        sealed = self.sealed.cipher(key).encrypt(nonce, deck + salt, aad)
         # Kept as ``open`` would read it back: the codes are the plaintext's first 52 bytes.
         self.sealed.keep((key, nonce, sealed, aad), Opened(tuple(deck), salt))
         return {
@@ -134,7 +146,7 @@ class Vault:
             return kept
         self.sealed.decryptions += 1
         try:
-            plain = AESGCM(key).decrypt(nonce, ciphertext, aad)
+            plain = self.sealed.cipher(key).decrypt(nonce, ciphertext, aad)
         except InvalidTag:
             raise VaultError(f"round {record.round_id}: the vault record does not verify") from None
         codes, salt = tuple(plain[:DECK_CARDS]), plain[DECK_CARDS:]
