@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from holdem.core.cards import Card
+from holdem.core.cards import FULL_DECK
 from holdem.core.contracts import (
     Call,
     Called,
@@ -31,10 +31,8 @@ from holdem.dealer.state import UNDECIDED, Round
 from holdem.dealer.vault import Opened
 
 Decision = Literal["call", "fold"]
-
-
-def _texts(cards: tuple[Card, ...]) -> tuple[str, ...]:
-    return tuple(str(card) for card in cards)
+# Each card code's text: a revealed deck is 52 look-ups, not 52 Card objects printed (issue 28).
+CARD_TEXT: tuple[str, ...] = tuple(str(card) for card in FULL_DECK)
 
 
 def seal_and_deal(
@@ -115,7 +113,8 @@ def reveal(
             turn=str(cards.turn),
             river=str(cards.river),
             dealer_cards=(str(cards.dealer[0]), str(cards.dealer[1])),
-            deck=_texts(tuple(Card(code) for code in opened.codes)),
+            # The vault's codes are a full deck (checked when sealed and when opened).
+            deck=tuple(CARD_TEXT[code] for code in opened.codes),
             salt=opened.salt.hex(),
             auto=auto,
             command_id=command_id,

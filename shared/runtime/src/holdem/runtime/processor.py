@@ -10,7 +10,6 @@ itself (its producer cannot publish, or was fenced) escapes ``process``, as ``Fa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -202,7 +201,10 @@ class Processor(Generic[S]):
         # The log lines written while handling a branded record name its brand (ADR 021).
         branded = stamp.brand is not None and stamp.problem() is None
         try:
-            with bound_contextvars(brand=stamp.brand) if branded else contextlib.nullcontext():
+            if branded:
+                with bound_contextvars(brand=stamp.brand):
+                    await self._process(part, origin, stamp)
+            else:  # most records: no context to bind (a nullcontext per record cost too)
                 await self._process(part, origin, stamp)
         except FatalError:
             raise
@@ -341,6 +343,8 @@ class Processor(Generic[S]):
     ) -> None:
         """Stamp and send ``events``, then fold the service's own into the partition's state
         (``Spec.evolve_own``: as built) or its book."""
+        if not events:  # a record that decides nothing (about a third of a round's)
+            return
         records: list[Record] = []
         debug = log.is_enabled_for(logging.DEBUG)
         for event in events:
