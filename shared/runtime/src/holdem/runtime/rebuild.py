@@ -192,7 +192,8 @@ class Rebuilder:
         wiring.metrics.replay_events.labels(wiring.name).inc(count)
         log.info(
             "replayed",
-            partitions=rebuilt,  # rebuilt from their snapshots and the log
+            partitions=partitions,  # every assigned one: what it serves now
+            rebuilt=rebuilt,  # from their snapshots and the log
             kept=sorted(kept),  # held before the rebalance, nobody moved them: kept as they were
             snapshots=loaded,
             events=count,
