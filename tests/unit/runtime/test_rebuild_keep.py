@@ -79,6 +79,15 @@ async def rebalance(transport: MemoryTransport, service: ServiceApp, *, first: S
         await transport._rebalance(group)
 
 
+def as_if_next_generation(first: ServiceApp, saved: dict[int, Any]) -> None:
+    """Puts back what the first revoke set aside as if this assignment were the generation right
+    after it: what the offsets and ends checks catch when the generation check cannot (a
+    writer the group does not know of, such as a zombie of an older generation)."""
+    group = first.loop.group
+    assert group.kept == {}  # a generation skipped: its own check dropped them already
+    group.kept = {p: replace(k, generation=group.generation - 1) for p, k in saved.items()}
+
+
 async def test_a_rebalance_keeps_the_states_nobody_moved(monkeypatch: pytest.MonkeyPatch) -> None:
     with capture_logs() as lines:
         async with toys(monkeypatch) as (first, _second, transport):
@@ -104,11 +113,13 @@ async def test_a_partition_whose_offsets_another_member_committed_is_rebuilt(
     async with toys(monkeypatch) as (first, second, transport):
         await first.loop.stop_task()  # its listener still runs; its loop rebuilds nothing
         await rebalance(transport, first, first=second)  # the second gets every partition
+        saved = dict(first.loop.group.kept)
+        assert sorted(saved) == EVERY  # set aside at the first revoke
         await call("r2")(transport)
         await transport.settle()  # decided and committed by the second member
         assert len(transport.values(ROUNDS)) == 2
         await rebalance(transport, first, first=first)  # and the first gets them back
-        assert sorted(first.loop.group.kept) == EVERY  # set aside at the first revoke
+        as_if_next_generation(first, saved)
         with capture_logs() as lines:
             async with first.processor.lock:
                 await first.loop._rebuild_pending()
@@ -129,6 +140,7 @@ async def test_a_kept_partition_with_a_record_written_after_the_revoke_is_rebuil
     async with toys(monkeypatch) as (first, second, transport):
         await first.loop.stop_task()
         await rebalance(transport, first, first=second)
+        saved = dict(first.loop.group.kept)
         done = Malfunction(
             **Context(now=first.processor.clock(), cause_id="tick").envelope(PLAYER, "r9"),
             source="toy",
@@ -136,6 +148,7 @@ async def test_a_kept_partition_with_a_record_written_after_the_revoke_is_rebuil
         )
         await transport.publish(ROUNDS, dump(done), key=PLAYER.encode())
         await rebalance(transport, first, first=first)
+        as_if_next_generation(first, saved)
         with capture_logs() as lines:
             async with first.processor.lock:
                 await first.loop._rebuild_pending()
@@ -212,3 +225,42 @@ async def test_a_tick_between_the_revoke_and_the_rebuild_decides_nothing(
         finally:
             TICKING.clear()
         assert len(transport.values(ROUNDS)) == 1  # r1's answer only
+
+
+async def test_a_generation_skipped_rebuilds_every_partition(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first member owned nothing for a generation (the second had every partition, and
+    could have written records that carry no offsets, a tick's, on their inputs): whatever
+    offsets and ends say, nothing it set aside before is taken back (ADR 043)."""
+    async with toys(monkeypatch) as (first, second, transport):
+        await first.loop.stop_task()
+        await rebalance(transport, first, first=second)
+        assert sorted(first.loop.group.kept) == EVERY
+        await rebalance(transport, first, first=first)  # nobody decided anything meanwhile
+        assert first.loop.group.kept == {}
+        with capture_logs() as lines:
+            async with first.processor.lock:
+                await first.loop._rebuild_pending()
+        [line] = replayed(lines)
+        assert line["rebuilt"] == EVERY and line["kept"] == []
+        assert first.processor.store.parts[PARTITION].state == {"r1"}
+
+
+async def test_kept_states_are_taken_back_only_by_the_next_generation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with toys(monkeypatch) as (first, second, transport):
+        await first.loop.stop_task()
+        await rebalance(transport, first, first=second)
+        saved = dict(first.loop.group.kept)
+        await rebalance(transport, first, first=first)
+        group = first.loop.group
+        group.kept = {p: replace(k, generation=group.generation - 2) for p, k in saved.items()}
+        with capture_logs() as lines:
+            async with first.processor.lock:
+                await first.loop._rebuild_pending()
+        [line] = replayed(lines)
+        assert line["rebuilt"] == EVERY and line["kept"] == []
+        dropped = "kept states dropped: not the next generation"
+        assert any(entry["event"] == dropped for entry in lines)

@@ -21,6 +21,7 @@ class Kept:
     nothing was written to its other state topics after ``ends``: nobody else moved it."""
 
     part: Partition[Any]
+    generation: int  # the group generation the state was valid in, at the revoke
     inputs: dict[TopicPartition, int | None]  # the group's committed offsets at the revoke
     ends: dict[TopicPartition, int]  # the last stable offsets of its other state topics
 

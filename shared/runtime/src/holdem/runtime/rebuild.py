@@ -51,10 +51,12 @@ class Rebuild:
             group = self.group
             # A valid state is set aside (out of the store: no tick decides on it meanwhile);
             # one that is not (not rebuilt yet, or the member already evicted) is not, and what
-            # an earlier revoke set aside stays for the next rebuild to check.
+            # an earlier revoke set aside is dropped: it can only be taken back by the very next
+            # generation (ADR 043).
             valid = group.ready and group.pending is None and group.still_of_rebuilt_generation()
             group.ready = False
             group.pending = None
+            group.kept = {}
             self.wiring.metrics.lag.clear()
             if valid:
                 group.kept = await self._set_aside({tp.partition for tp in revoked})
@@ -83,9 +85,13 @@ class Rebuild:
         except Exception as error:  # whatever it was, the next assignment rebuilds them all
             log.warning("states not kept: offsets unreadable at the revoke", error=repr(error))
             return {}
+        generation = self.group.generation
+        if generation is None:
+            return {}
         return {
             n: Kept(
                 part,
+                generation,
                 {tp: committed[tp] for tp in inputs if tp.partition == n},
                 {
                     TopicPartition(tp.topic, tp.partition): ends[tp]
@@ -231,7 +237,19 @@ class Rebuilder:
         is dropped. The committed offsets are stable ones: a transaction still holding newer
         ones open (a dead owner's) is waited for, and then they differ."""
         held, self.group.kept = self.group.kept, {}
-        candidates = {p: k for p, k in held.items() if p in partitions}
+        # Only the generation right after the revoke's: this member was in both, so no other
+        # member can have been assigned the partition in between (each rebalance adds one). A
+        # generation skipped (evicted, rejoined) means another member may have owned it and
+        # written records that carry no offsets (a tick's) on its inputs: rebuilt.
+        now_generation = self.group.generation
+        skipped = {p for p, k in held.items() if now_generation != k.generation + 1}
+        if skipped & set(partitions):
+            log.info(
+                "kept states dropped: not the next generation",
+                partitions=sorted(skipped & set(partitions)),
+                generation=now_generation,
+            )
+        candidates = {p: k for p, k in held.items() if p in partitions and p not in skipped}
         consumer = self.group.consumer
         if not candidates or consumer is None:
             return {}
