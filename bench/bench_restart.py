@@ -76,6 +76,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     add("--players", type=int, default=300, help="players the history is dealt to")
     add("--snapshot-interval", type=float, default=2.0, help="HOLDEM_SNAPSHOT_INTERVAL_S")
     add("--out", type=Path, default=OUT)
+    add("--twin-only", action="store_true", help="skip the kill -> ready restarts (twins only)")
     args, _ = parser.parse_known_args(argv)  # run.py's own arguments pass through
     args.sizes = [int(size.replace("_", "")) for size in args.sizes.split(",") if size]
     return args
@@ -235,6 +236,10 @@ async def twin_handover(launcher: Launcher, name: str) -> dict[str, Any]:
         "replay_s": round(replay_s, 2),
         **split_of(replayed),
         "events_replayed": int(replayed.get("events", 0)),
+        # ADR 043: the partitions it held before kept, the dead twin's rebuilt (a runtime
+        # before it logged no "rebuilt": every partition was).
+        "rebuilt": list(replayed.get("rebuilt", whole)),
+        "kept": list(replayed.get("kept", [])),
     }
 
 
@@ -358,7 +363,7 @@ async def measure_size(
             result["snapshot_failed"] = str(error)[-600:]
             print(f"  no snapshot: {result['snapshot_failed']}", flush=True)
             return result
-        for name in SERVICES:
+        for name in SERVICES if not args.twin_only else ():
             result["restart"][name] = await restart(launcher, name)
             print(f"  restart {name}: {result['restart'][name]}", flush=True)
         result["twin"] = {}
@@ -405,7 +410,8 @@ def table(results: list[dict[str, Any]]) -> str:
     )
     lines.append(
         f"{'rounds':>9} {'service':10} {'twin: kill -> every partition s':>31} "
-        f"{'session+join s':>14} {'replay s':>8} {'events':>6}"
+        f"{'session+join s':>14} {'replay s':>8} {'snapshot s':>10} {'events':>6} "
+        f"{'rebuilt':>8} {'kept':>6}"
     )
     for result in results:
         for name, twin in result.get("twin", {}).items():
@@ -415,10 +421,15 @@ def table(results: list[dict[str, Any]]) -> str:
             lines.append(
                 f"{result['rounds']:>9,} {name:10} {twin['kill_to_all_partitions_s']:31.2f} "
                 f"{twin['session_and_join_s']:14.2f} {twin['replay_s']:8.2f} "
-                f"{twin['events_replayed']:6}"
+                f"{twin.get('snapshot_s', float('nan')):10.2f} {twin['events_replayed']:6} "
+                f"{_numbers(twin.get('rebuilt')):>8} {_numbers(twin.get('kept')):>6}"
             )
     lines.append(f"goal: twin serving within the session timeout + 2 s = {GOAL_TWIN_S:.0f} s")
     return "\n".join(lines)
+
+
+def _numbers(partitions: list[int] | None) -> str:
+    return ",".join(map(str, partitions)) if partitions else "-"
 
 
 async def main(args: argparse.Namespace) -> None:

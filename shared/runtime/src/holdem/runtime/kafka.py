@@ -166,6 +166,12 @@ class KafkaGroupConsumer:
         found: dict[Any, int] = await self.consumer.end_offsets([_tp(tp) for tp in tps])
         return found
 
+    async def committed(self, tps: Sequence[TopicPartition]) -> dict[Any, int | None]:
+        found: dict[Any, int | None] = {}
+        for tp in tps:  # OffsetFetch v7, require_stable (kafka_internals.install)
+            found[tp] = await self.consumer.committed(_tp(tp))
+        return found
+
     def membership(self) -> Membership:
         return membership(self.consumer)
 

@@ -1,13 +1,29 @@
 """This instance as a member of its consumer group, what the loop's jobs share of it: its
-consumer, the generation its state was rebuilt for, the partitions waiting for a rebuild,
-whether it is ready and when it last made progress."""
+consumer, the generation its state was rebuilt for, the partitions waiting for a rebuild, the
+states it kept across a rebalance (ADR 043), whether it is ready and when it last made
+progress."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from holdem.runtime.transport import GroupConsumer, Member, Membership
+from holdem.runtime.partitions import Partition
+from holdem.runtime.transport import GroupConsumer, Member, Membership, TopicPartition
+
+
+@dataclass
+class Kept:
+    """A partition's state set aside at a revoke (ADR 043), valid again only if, at the next
+    assignment, the group's committed offsets of its input partitions are still ``inputs`` and
+    nothing was written to its other state topics after ``ends``: nobody else moved it."""
+
+    part: Partition[Any]
+    generation: int  # the group generation the state was valid in, at the revoke
+    inputs: dict[TopicPartition, int | None]  # the group's committed offsets at the revoke
+    ends: dict[TopicPartition, int]  # the last stable offsets of its other state topics
 
 
 class GroupMember:
@@ -17,6 +33,8 @@ class GroupMember:
         self.ready = False
         self.generation: int | None = None  # the group generation the state was rebuilt for
         self.pending: list[int] | None = None  # assigned, not rebuilt yet
+        # Set aside at the last revoke, checked and taken back (or dropped) by the next rebuild.
+        self.kept: dict[int, Kept] = {}
         # When it last resumed making progress (rebuilt, or reached the broker again after it
         # could not): the ticks' timers count from it at the earliest (Context.resumed_at).
         self.resumed_at: datetime | None = None
@@ -37,6 +55,15 @@ class GroupMember:
 
     def current_generation(self) -> int | None:
         return self.membership().generation
+
+    def still_of_rebuilt_generation(self) -> bool:
+        """Still a member of the generation its state was rebuilt for, a rejoin pending or not
+        (what a revoke asks: a member evicted while frozen learns it from its heartbeat, whose
+        answer resets its generation before it rejoins and revokes)."""
+        now = self.membership()
+        return now.member_id is not None and (
+            now.generation is not None and now.generation == self.generation
+        )
 
     def healthy(self) -> bool:
         """Ready to decide: the state of every assigned partition rebuilt, still the member of

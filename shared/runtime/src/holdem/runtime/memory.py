@@ -409,6 +409,10 @@ class MemoryConsumer:
     async def end_offsets(self, tps: Sequence[TopicPartition]) -> dict[Any, int]:
         return {tp: self.transport.end(tp) for tp in tps}
 
+    async def committed(self, tps: Sequence[TopicPartition]) -> dict[Any, int | None]:
+        group = self.transport._group(self.settings.group_id)
+        return {tp: group.committed.get(TopicPartition(tp.topic, tp.partition)) for tp in tps}
+
     def membership(self) -> Membership:
         joined = self.generation is not None
         return Membership(self.member_id if joined else None, self.generation, self.rejoin_pending)

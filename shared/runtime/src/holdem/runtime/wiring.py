@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from holdem.runtime.metrics import Metrics
 from holdem.runtime.outbox import TransactionalOutbox
@@ -22,6 +22,10 @@ REPLAY_TIMEOUT_S = 120.0  # without progress: a long log is read to its end
 Fatal = Callable[[BaseException], Any]
 
 
+class Forget(Protocol):
+    def __call__(self, partitions: Iterable[int] | None = None) -> None: ...
+
+
 @dataclass
 class Wiring:
     name: str  # the service's (Spec.name)
@@ -32,7 +36,9 @@ class Wiring:
     lock: asyncio.Lock  # the processor's: one batch, tick, rebuild or book fold at a time
     store: PartitionStore[Any]
     fatal: Fatal  # ends the process (status 70) for its supervisor; a test records it instead
-    forget: Callable[[], None]  # the processor's reset: every partition and what it keeps beside
+    # The processor's reset: the state of the partitions given (default: every one) and what
+    # it keeps beside.
+    forget: Forget
     inputs: tuple[str, ...]  # topic names consumed
     state_topics: tuple[str, ...]  # topic names folded into the partitions' states
     book_topics: tuple[str, ...]  # topic names read whole into the book
