@@ -398,12 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         log.critical("bad_setting", grace_s=args.grace_s, metrics_port=args.metrics_port)
         return EXIT_CONFIG
     try:
-        connection = (
-            KafkaConnection.from_file(args.env_file)
-            if args.env_file
-            else KafkaConnection.from_env()
-        )
-    except (ConnectionConfigError, OSError) as error:
+        connection = KafkaConnection.from_file_or_env(args.env_file)
+    except ConnectionConfigError as error:
         log.critical("bad_connection", error=str(error))
         return EXIT_CONFIG
     topics = Topics().with_prefix(args.prefix) if args.prefix else topics_from_env()
