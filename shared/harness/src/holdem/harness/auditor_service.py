@@ -445,6 +445,7 @@ class Auditor:
         offsets = {(roles[tp.topic], tp.partition): o for tp, o in self.folded.items()}
         data = audit_checkpoint.encode(Checkpoint(dict(self.options), offsets, fold=self.fold))
         try:
+            self.checkpoint_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # its own
             await asyncio.to_thread(
                 audit_checkpoint.write, self.checkpoint_dir, data, CHECKPOINT_NAME
             )
