@@ -23,7 +23,6 @@ from test_auditor_live_kafka import (
     findings,
     logged,
     produce_typed,
-    scrape,
     settled,
     violations,
 )
@@ -34,6 +33,7 @@ from holdem.core.contracts import RoundVoided
 from holdem.core.wire.headers import TYPE_HEADER, Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.auditor_service import CHECKPOINT_ENV, CHECKPOINT_NAME
+from holdem.harness.chaos_auditor import scrape
 from holdem.ops.acl import AUDITOR_READS
 from holdem.ops.create_topics import ensure_findings_topic
 from holdem.ops.launcher import Launcher, ServiceProcess

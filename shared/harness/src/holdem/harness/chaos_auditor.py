@@ -44,7 +44,8 @@ def _loopback_port() -> int:
 
 
 def scrape(port: int) -> dict[str, float]:
-    """The auditor's unlabelled samples and violations by invariant (empty: no answer)."""
+    """Every sample of the auditor's /metrics, by name and labels (empty if it does not answer):
+    ``holdem_audit_ready``, ``holdem_audit_violations_total{invariant=round}``."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
             text = response.read().decode()
@@ -53,9 +54,8 @@ def scrape(port: int) -> dict[str, float]:
     samples = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
-            if s.name.startswith("holdem_audit_"):
-                label = s.labels.get("invariant")
-                samples[f"{s.name}{{{label}}}" if label else s.name] = s.value
+            labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+            samples[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
     return samples
 
 
