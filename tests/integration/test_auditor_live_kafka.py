@@ -11,14 +11,12 @@ import json
 import os
 import sys
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import TopicAuthorizationFailedError
-from prometheus_client.parser import text_string_to_metric_families
 from support.kafka import Cluster
 from support.kafka_io import produce, read_all
 from support.messages import envelope
@@ -29,6 +27,7 @@ from holdem.client.player import Player
 from holdem.core.contracts import RoundVoided, dump
 from holdem.core.wire.headers import TYPE_HEADER, Stamp, operator_of_prefix
 from holdem.core.wire.topics import Topics
+from holdem.harness.chaos_auditor import scrape
 from holdem.ops.acl import findings_topic
 from holdem.ops.create_topics import ensure_findings_topic
 from holdem.ops.launcher import Launcher, ServiceProcess
@@ -53,21 +52,6 @@ def auditor_process(kafka: Cluster, topics: Topics, log_dir: Path, port: int) ->
         "--metrics-port", str(port), "--metrics-host", "127.0.0.1",
     ]  # fmt: skip
     return ServiceProcess("auditor", env, log_dir / "auditor.log", argv=argv)
-
-
-def scrape(port: int) -> dict[str, float]:
-    """Every sample of the auditor's /metrics, by name and labels (empty if it does not answer)."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
-            text = response.read().decode()
-    except OSError:
-        return {}
-    samples = {}
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
-            samples[f"{s.name}{{{labels}}}" if labels else s.name] = s.value
-    return samples
 
 
 def violations(samples: dict[str, float]) -> float:

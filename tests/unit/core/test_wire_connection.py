@@ -54,3 +54,13 @@ def test_an_unusable_setting_is_refused_with_its_name(change: dict[str, str], wo
 def test_tls_builds_an_ssl_context() -> None:
     conn = KafkaConnection.from_env({**SASL, "HOLDEM_KAFKA_SECURITY_PROTOCOL": "SASL_SSL"})
     assert conn.kwargs()["ssl_context"] is not None
+
+
+def test_a_command_reads_its_env_file_else_the_environment(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "auditor.env"
+    path.write_text("\n".join(f"{k}={v}" for k, v in SASL.items()))
+    monkeypatch.setenv("HOLDEM_KAFKA_BOOTSTRAP", "env:1")
+    assert KafkaConnection.from_file_or_env(path) == KafkaConnection.from_env(SASL)
+    assert KafkaConnection.from_file_or_env(None).bootstrap == "env:1"
+    with pytest.raises(ConnectionConfigError, match="cannot read"):
+        KafkaConnection.from_file_or_env(tmp_path / "missing.env")

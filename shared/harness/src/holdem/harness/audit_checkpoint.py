@@ -132,23 +132,34 @@ class Checkpoint:
         }
 
 
-def save(directory: Path, checkpoint: Checkpoint) -> None:
+def save(directory: Path, checkpoint: Checkpoint, name: str = NAME) -> None:
     """Write atomically: a temporary file in ``directory``, fsynced, renamed over the old one,
     then the directory fsynced."""
-    directory.mkdir(parents=True, exist_ok=True)
+    write(directory, encode(checkpoint), name)
+
+
+def encode(checkpoint: Checkpoint) -> bytes:
+    """The checkpoint file's bytes (``write`` puts them in place; the live auditor encodes in
+    its loop, where the fold does not move, and writes in a thread)."""
     body = io.BytesIO()
     body.write(json.dumps(checkpoint.header(fingerprint())).encode() + b"\n")
     if checkpoint.fold is not None:
         pickle.dump(checkpoint.fold, body, protocol=pickle.HIGHEST_PROTOCOL)
     data = body.getvalue()
     head = MAGIC + f" {FORMAT}\n".encode() + hashlib.sha256(data).hexdigest().encode() + b"\n"
+    return head + data
+
+
+def write(directory: Path, data: bytes, name: str = NAME) -> None:
+    """``data`` as ``directory/name``, atomically (see ``save``)."""
+    directory.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=".audit-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(head + data)
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.replace(temp, directory / NAME)
+        os.replace(temp, directory / name)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
@@ -159,10 +170,10 @@ def save(directory: Path, checkpoint: Checkpoint) -> None:
         os.close(dir_fd)
 
 
-def load(directory: Path, options: Mapping[str, Any]) -> Checkpoint | None:
-    """The checkpoint in ``directory``, None if there is none; ``CheckpointError`` if it is
-    corrupt, of another code or of other options."""
-    path = directory / NAME
+def load(directory: Path, options: Mapping[str, Any], name: str = NAME) -> Checkpoint | None:
+    """The checkpoint ``name`` in ``directory``, None if there is none; ``CheckpointError`` if
+    it is corrupt, of another code or of other options."""
+    path = directory / name
     try:
         data = path.read_bytes()
     except FileNotFoundError:

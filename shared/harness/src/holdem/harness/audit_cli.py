@@ -93,12 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge:
         return _merge(args.merge, args.all)
     try:
-        connection = (
-            KafkaConnection.from_file(args.env_file)
-            if args.env_file
-            else KafkaConnection.from_env()
-        )
-    except (ConnectionConfigError, OSError) as error:
+        connection = KafkaConnection.from_file_or_env(args.env_file)
+    except ConnectionConfigError as error:
         print(f"holdem audit: {error}", file=sys.stderr)
         return 2
     topics = Topics().with_prefix(args.prefix) if args.prefix else topics_from_env()

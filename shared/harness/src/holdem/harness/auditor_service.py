@@ -6,9 +6,15 @@ keyed by its SHA-256.
 It connects as the ``HOLDEM_KAFKA_*`` variables say (the ``auditor`` principal: it reads the
 game's topics but the vault and the admin's, reads and writes its findings topic only, and
 commits its positions to its own group ``[prefix.]holdem-auditor``, for the operator's tools),
-on the topics of ``HOLDEM_TOPIC_PREFIX``. Every start reads the log from its beginning (the fold
-holds what a restart would need, nothing is saved); it reads the findings topic first, so a
-finding already written is neither written nor counted again.
+on the topics of ``HOLDEM_TOPIC_PREFIX``. With a checkpoint directory (``--checkpoint-dir``,
+``HOLDEM_AUDITOR_CHECKPOINT_DIR``; ADR 044) it writes its fold and each partition's next offset
+to ``DIR/auditor.ckpt`` every ``--checkpoint-s`` seconds (or ``CHECKPOINT_RECORDS`` records) and
+on a graceful stop, in ``holdem audit --checkpoint``'s format (``audit_checkpoint``), and a
+start resumes from it; a checkpoint that is corrupt, of another code, of other options or of
+another log is refused (logged critical, moved aside as ``auditor.ckpt.refused``) and the start
+reads the log from its beginning. Without one every start reads the log from its beginning.
+Either way it reads the findings topic first, so a finding already written is neither written
+nor counted again (a crash between a finding written and the next checkpoint finds it again).
 
 Records are read committed, each partition in offset order, the partitions interleaved by
 record time. When it has read everything there is (a quiet log), the fold's clock moves to the
@@ -32,9 +38,10 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -49,6 +56,8 @@ from holdem.core.wire.connection import (
 )
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
+from holdem.harness import audit_checkpoint
+from holdem.harness.audit_checkpoint import Checkpoint, CheckpointError
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_read import read_topic
 from holdem.harness.audit_stream import BUFFERED, _partition_counts, _record
@@ -61,6 +70,10 @@ METRICS_PORT = 9107  # HOLDEM_METRICS_PORT's default here (9101-9106: the servic
 TICK_S = 1.0  # between two looks at a quiet log (tick, lag, commit)
 FETCH_MS = 500
 HOLD_S = 5.0  # longest a partition still behind its end holds the others back (record time)
+CHECKPOINT_ENV = "HOLDEM_AUDITOR_CHECKPOINT_DIR"
+CHECKPOINT_NAME = "auditor.ckpt"
+CHECKPOINT_S = 30.0  # between two checkpoints (wall time) ...
+CHECKPOINT_RECORDS = 200_000  # ... or after this many records folded, whichever comes first
 EXIT_CONFIG = 2
 EXIT_KAFKA = 70
 
@@ -216,6 +229,9 @@ class Auditor:
         grace_s: float = GRACE_S,
         seamless: bool = False,
         registry: CollectorRegistry | None = None,
+        checkpoint_dir: Path | None = None,
+        checkpoint_s: float = CHECKPOINT_S,
+        checkpoint_records: int = CHECKPOINT_RECORDS,
     ) -> None:
         self.connection = connection
         self.topics = topics
@@ -226,8 +242,23 @@ class Auditor:
         self.fold = AuditFold(operator=operator_of_prefix(topics.prefix))
         self.findings_topic = findings_topic(topics)
         self.written: set[bytes] = set()  # the keys on the findings topic
-        self.reported = 0  # findings written (or found written) by this process
+        self.reported = 0  # findings written by this process
+        self.known = 0  # findings the fold found again that were already on the topic
         self.stop = asyncio.Event()
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_s = checkpoint_s
+        self.checkpoint_records = checkpoint_records
+        # What a checkpoint must agree on to be continued (besides the code's fingerprint).
+        self.options: dict[str, object] = {
+            "service": SERVICE,
+            "prefix": topics.prefix,
+            "roles": sorted(self.roles),
+            "operator": self.fold.operator,
+            "require_ended": self.fold.require_ended,
+        }
+        self.folded: dict[TopicPartition, int] = {}  # each partition's next offset to fold
+        self.resumed = 0  # the records the fold had folded in the checkpoint it resumed from
+        self.saved = (0.0, 0)  # the last checkpoint: monotonic time, fold.records
 
     async def run(self) -> None:
         """Until ``stop``: read the findings, then fold the log as it is written."""
@@ -267,10 +298,13 @@ class Auditor:
         roles: dict[str, str],
     ) -> None:
         consumer.assign(partitions)
-        # An explicit seek (audit_read: a reset still in flight would win over seek_to_beginning).
-        for tp, offset in (await consumer.beginning_offsets(partitions)).items():
-            consumer.seek(tp, offset)
+        begins = await consumer.beginning_offsets(partitions)
         first_ends = await consumer.end_offsets(partitions)
+        # An explicit seek (audit_read: a reset still in flight would win over seek_to_beginning).
+        self.folded = self.resume(begins, first_ends, roles)
+        for tp, offset in self.folded.items():
+            consumer.seek(tp, offset)
+        self.saved = (time.monotonic(), self.fold.records)
         ends = dict(first_ends)
         interleave = Interleave(partitions)
         started = time.monotonic()
@@ -291,6 +325,7 @@ class Auditor:
             behind = {tp for tp in partitions if positions[tp] < ends[tp]}
             for r in interleave.release(behind):
                 self.fold.feed(_record(roles[r.topic], r))
+                self.folded[TopicPartition(r.topic, r.partition)] = r.offset + 1
                 self.metrics.records.inc()
             await self._report(producer)
             quiet = not behind and not interleave.buffered()
@@ -300,8 +335,11 @@ class Auditor:
                 log.info(
                     "caught_up",
                     records=self.fold.records,
+                    read=self.fold.records - self.resumed,
+                    resumed=self.resumed,
                     seconds=round(time.monotonic() - started, 3),
                     findings=self.reported,
+                    known=self.known,
                 )
             if time.monotonic() - last_look >= TICK_S:
                 last_look = time.monotonic()
@@ -310,7 +348,117 @@ class Auditor:
                     await self._report(producer)
                 self._measure(positions, ends, interleave, quiet)
                 await self._commit(consumer, positions)
+                if self._checkpoint_due():
+                    await self.save_checkpoint(roles)
+        await self._report(producer)
+        await self.save_checkpoint(roles)
         await self._commit(consumer, {tp: await consumer.position(tp) for tp in partitions})
+
+    def resume(
+        self,
+        begins: Mapping[TopicPartition, int],
+        ends: Mapping[TopicPartition, int],
+        roles: Mapping[str, str],
+    ) -> dict[TopicPartition, int]:
+        """Each partition's first offset to fold: the checkpoint's (its fold replaces ours), or
+        the log's beginning without one or when it is refused."""
+        starts = dict(begins)
+        if self.checkpoint_dir is None:
+            return starts
+        path = self.checkpoint_dir / CHECKPOINT_NAME
+        try:
+            checkpoint = audit_checkpoint.load(self.checkpoint_dir, self.options, CHECKPOINT_NAME)
+            if checkpoint is None:
+                log.info("checkpoint_none", path=str(path))
+                return starts
+            offsets = self._offsets(checkpoint, begins, ends, roles)
+        except Exception as error:  # CheckpointError; or a forged file's damage past its digest
+            self._refuse(path, error)
+            return starts
+        assert checkpoint.fold is not None
+        self.fold, self.resumed = checkpoint.fold, checkpoint.fold.records
+        log.info("checkpoint_loaded", path=str(path), records=self.resumed)
+        return offsets
+
+    @staticmethod
+    def _offsets(
+        checkpoint: Checkpoint,
+        begins: Mapping[TopicPartition, int],
+        ends: Mapping[TopicPartition, int],
+        roles: Mapping[str, str],
+    ) -> dict[TopicPartition, int]:
+        """The checkpoint's offsets on this log's partitions; ``CheckpointError`` if they
+        cannot be this log's (a partition gone or past its end) or records were deleted
+        (retention) before they were folded."""
+        if checkpoint.final or checkpoint.fold is None:
+            raise CheckpointError("it holds no fold (a closed chain of holdem audit)")
+        here = {(roles[tp.topic], tp.partition): tp for tp in begins}
+        gone = sorted(set(checkpoint.offsets) - set(here))
+        if gone:
+            raise CheckpointError(f"partitions {gone} are not in this log")
+        offsets = {}
+        for part, tp in here.items():
+            offset = checkpoint.offsets.get(part, begins[tp])  # a partition added: all of it
+            if offset > ends[tp]:
+                raise CheckpointError(
+                    f"{tp.topic}[{tp.partition}]: offset {offset} is past the log's end "
+                    f"{ends[tp]}: another log's checkpoint"
+                )
+            if offset < begins[tp]:
+                raise CheckpointError(
+                    f"{tp.topic}[{tp.partition}]: records {offset} to {begins[tp] - 1} were "
+                    "deleted before they were folded"
+                )
+            offsets[tp] = offset
+        return offsets
+
+    def _refuse(self, path: Path, error: Exception) -> None:
+        """Loudly, and out of the way: the file is kept as ``auditor.ckpt.refused`` for the
+        operator, the next checkpoint is written afresh."""
+        aside = path.with_name(path.name + ".refused")
+        with contextlib.suppress(OSError):
+            os.replace(path, aside)
+        log.critical(
+            "checkpoint_refused",
+            path=str(path),
+            moved_to=str(aside),
+            error=f"{type(error).__name__}: {error}",
+            then="reading the log from its beginning",
+        )
+
+    def _checkpoint_due(self) -> bool:
+        if self.checkpoint_dir is None:
+            return False
+        at, records = self.saved
+        if self.fold.records == records:
+            return False
+        waited = time.monotonic() - at
+        return waited >= self.checkpoint_s or self.fold.records - records >= self.checkpoint_records
+
+    async def save_checkpoint(self, roles: Mapping[str, str]) -> None:
+        """The fold and each partition's next offset to fold, written atomically. Called with
+        every finding reported, so a resumed fold finds nothing twice; a failed write is
+        logged and the auditor goes on (the previous checkpoint stays)."""
+        if self.checkpoint_dir is None or self.fold.found:
+            return
+        started = time.monotonic()
+        offsets = {(roles[tp.topic], tp.partition): o for tp, o in self.folded.items()}
+        data = audit_checkpoint.encode(Checkpoint(dict(self.options), offsets, fold=self.fold))
+        try:
+            self.checkpoint_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # its own
+            await asyncio.to_thread(
+                audit_checkpoint.write, self.checkpoint_dir, data, CHECKPOINT_NAME
+            )
+        except OSError as error:
+            log.error("checkpoint_failed", dir=str(self.checkpoint_dir), error=str(error))
+            return
+        self.saved = (time.monotonic(), self.fold.records)
+        log.info(
+            "checkpoint_saved",
+            records=self.fold.records,
+            bytes=len(data),
+            seconds=round(time.monotonic() - started, 3),
+        )
 
     async def _report(self, producer: AIOKafkaProducer) -> None:
         """Write and count the fold's new findings, each once."""
@@ -320,6 +468,7 @@ class Auditor:
         for finding in found:
             key = finding_key(finding)
             if key in self.written:
+                self.known += 1
                 continue
             invariant = invariant_of(finding)
             value = {
@@ -358,7 +507,8 @@ class Auditor:
     async def _commit(
         self, consumer: AIOKafkaConsumer, positions: dict[TopicPartition, int]
     ) -> None:
-        """The group's positions, for the operator's tools (a restart reads from the start)."""
+        """The group's positions, for the operator's tools (a restart reads from its
+        checkpoint, or from the start)."""
         read = {tp: p for tp, p in positions.items() if p > 0}
         if not read:  # an empty log: nothing to say (and aiokafka refuses an empty commit)
             return
@@ -383,6 +533,16 @@ def parser() -> argparse.ArgumentParser:
         "--metrics-host", default=os.environ.get("HOLDEM_METRICS_HOST", "0.0.0.0"), help="address"
     )
     p.add_argument(
+        "--checkpoint-dir",
+        type=Path,
+        default=os.environ.get(CHECKPOINT_ENV) or None,
+        help=f"resume from and checkpoint to DIR/{CHECKPOINT_NAME} ({CHECKPOINT_ENV}; none: "
+        "every start reads the log from its beginning)",
+    )
+    p.add_argument(
+        "--checkpoint-s", type=float, default=CHECKPOINT_S, help="seconds between checkpoints"
+    )
+    p.add_argument(
         "--seamless",
         action="store_true",
         default=os.environ.get("HOLDEM_WALLET_MODE") == "seamless",
@@ -394,20 +554,28 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     configure_logging(SERVICE)
-    if args.grace_s < 0 or not 0 <= args.metrics_port <= 65535:
-        log.critical("bad_setting", grace_s=args.grace_s, metrics_port=args.metrics_port)
+    if args.grace_s < 0 or args.checkpoint_s <= 0 or not 0 <= args.metrics_port <= 65535:
+        log.critical(
+            "bad_setting",
+            grace_s=args.grace_s,
+            checkpoint_s=args.checkpoint_s,
+            metrics_port=args.metrics_port,
+        )
         return EXIT_CONFIG
     try:
-        connection = (
-            KafkaConnection.from_file(args.env_file)
-            if args.env_file
-            else KafkaConnection.from_env()
-        )
-    except (ConnectionConfigError, OSError) as error:
+        connection = KafkaConnection.from_file_or_env(args.env_file)
+    except ConnectionConfigError as error:
         log.critical("bad_connection", error=str(error))
         return EXIT_CONFIG
     topics = Topics().with_prefix(args.prefix) if args.prefix else topics_from_env()
-    auditor = Auditor(connection, topics, grace_s=args.grace_s, seamless=args.seamless)
+    auditor = Auditor(
+        connection,
+        topics,
+        grace_s=args.grace_s,
+        seamless=args.seamless,
+        checkpoint_dir=args.checkpoint_dir,
+        checkpoint_s=args.checkpoint_s,
+    )
     auditor.metrics.announce_build()
     if args.metrics_port:
         start_http_server(args.metrics_port, args.metrics_host, registry=auditor.registry)
@@ -426,7 +594,9 @@ async def _serve(auditor: Auditor) -> int:
     except (KafkaError, OSError) as error:
         log.critical("kafka_failed", error=repr(error))
         return EXIT_KAFKA
-    log.info("stopped", records=auditor.fold.records, findings=auditor.reported)
+    log.info(
+        "stopped", records=auditor.fold.records, findings=auditor.reported, known=auditor.known
+    )
     return 0
 
 

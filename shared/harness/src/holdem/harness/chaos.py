@@ -9,9 +9,12 @@ service killed in them, everything killed right after one, twins through a broke
 seconds from the broker answering again to the next round ended are printed ("serving again").
 Actions fire as the rounds ended reach evenly spaced marks, so each lands under load. A
 process that exits on its own (status 70 after a broker loss, say) is started again as a
-supervisor would, and counted. Afterwards every record of the run is audited
-(holdem.harness.audit) and checked for ownership (holdem.harness.ownership); the run prints
-its figures and exits 1 on any violation or stalled round."""
+supervisor would, and counted. The live auditor (``holdem-auditor``, ``chaos_auditor``) runs
+beside the services for the whole phase, is killed -9 once (or with everything, phase
+outages) and resumes from its checkpoint, and at the end must be at the log's end with no
+finding. Afterwards every record of the run is audited (holdem.harness.audit) and checked for
+ownership (holdem.harness.ownership); the run prints its figures and exits 1 on any violation
+or stalled round."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ from holdem.core.strategy import STRATEGIES, Decide
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
 from holdem.harness.audit import check, read_run
+from holdem.harness.chaos_auditor import LiveAuditor
 from holdem.harness.chaos_outages import STEP_S as OUTAGE_STEP_S
 from holdem.harness.chaos_outages import Outages
 from holdem.harness.chaos_outages import schedule as outage_steps
@@ -42,6 +46,7 @@ from holdem.harness.load import Plan as LoadPlan
 from holdem.harness.load import Tally, fund, play
 from holdem.harness.ownership import check_ownership
 from holdem.ops.broker import LaunchError, LocalBroker
+from holdem.ops.create_topics import ensure_findings_topic
 from holdem.ops.launcher import SERVICES, Launcher
 from holdem.runtime.topic_setup import ensure_topics
 
@@ -87,6 +92,7 @@ class Figures:
     decided: int = 0
     violations: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    auditor: str = ""  # the live auditor's line
 
     def lines(self) -> list[str]:
         t = self.tally
@@ -114,6 +120,7 @@ class Figures:
             f"[{self.phase}] scaled: {'; '.join(self.scaled) or '-'}",
             f"[{self.phase}] audit: {self.records} records; ownership: {self.decided} decisions; "
             f"violations {len(self.violations)}",
+            *([f"[{self.phase}] {self.auditor}"] if self.auditor else []),
             *(f"[{self.phase}]   {v}" for v in self.violations[:30]),
         ]
 
@@ -181,6 +188,11 @@ class Chaos:
     figures: Figures
     supervisor: Supervisor
     rng: random.Random
+    auditor: LiveAuditor | None = None
+
+    async def kill_auditor(self) -> None:
+        if self.auditor is not None:
+            await self.auditor.kill()
 
     async def kill(self) -> None:
         live = [s for s in self.launcher.services.values() if s.alive and not s.retired]
@@ -242,6 +254,8 @@ def schedule(
         plan.append((0.5, chaos.kill_node))
     plan += [(0.25, chaos.scale_in), (0.3, chaos.scale_out), (0.6, chaos.scale_in)]
     plan.append((0.65, chaos.scale_out))
+    if chaos.auditor is not None:
+        plan.append((0.45, chaos.kill_auditor))
     return sorted(((int(mark * rounds), action) for mark, action in plan), key=lambda x: x[0])
 
 
@@ -298,6 +312,8 @@ async def run_phase(
     prefix = topics.commands.removesuffix(".holdem.commands")
     await ensure_topics(kafka["admin"], topics, partitions=config.partitions, wait=60)
     await asyncio.to_thread(broker.authorize, prefix)
+    await ensure_findings_topic(kafka["admin"], topics)
+    auditor = LiveAuditor.of(kafka["auditor"], topics, config.log_dir / name)
     launcher = Launcher(
         bootstrap,
         config.log_dir / name,
@@ -308,7 +324,7 @@ async def run_phase(
     )
     rng = random.Random(f"{config.seed}/{name}")
     supervisor = Supervisor(launcher, figures)
-    chaos = Chaos(launcher, broker, figures, supervisor, rng)
+    chaos = Chaos(launcher, broker, figures, supervisor, rng, auditor)
     actions = (
         actions_of(chaos)
         if actions_of is not None
@@ -320,32 +336,43 @@ async def run_phase(
     room = ROOM * max(-(-rounds // len(MIXED)), 50)
     players = max(config.players // len(MIXED), 1)
     plans = [(LoadPlan(room, players, voids=room // VOID_EVERY, step_s=step_s), s) for s in MIXED]
-    async with launcher, Operator(kafka["operator"], topics, config.partitions) as client:
-        for plan, _ in plans:
-            await fund(client, plan)
-        watch = asyncio.create_task(supervisor.run())
-        stop = asyncio.Event()
-        loads = [
-            play(client, plan, strategy(s, config.seed), stop, figures.tally) for plan, s in plans
-        ]
-        load: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*loads))
-        progress = asyncio.create_task(report_progress(figures, rounds))
-        fired = await fire(actions, figures.tally, load)
-        while figures.tally.rounds < rounds and not load.done():  # noqa: ASYNC110
-            await asyncio.sleep(0.2)
-        stop.set()
-        await load
-        if cleanup is not None:
-            await cleanup()
-        figures.tally.started = started
-        watch.cancel()
-        progress.cancel()
-        records = await read_run(kafka["admin"], topics)
+    auditing = asyncio.create_task(auditor.supervise())
+    try:
+        async with launcher, Operator(kafka["operator"], topics, config.partitions) as client:
+            for plan, _ in plans:
+                await fund(client, plan)
+            watch = asyncio.create_task(supervisor.run())
+            stop = asyncio.Event()
+            loads = [
+                play(client, plan, strategy(s, config.seed), stop, figures.tally)
+                for plan, s in plans
+            ]
+            load: asyncio.Future[object] = asyncio.ensure_future(asyncio.gather(*loads))
+            progress = asyncio.create_task(report_progress(figures, rounds))
+            fired = await fire(actions, figures.tally, load)
+            while figures.tally.rounds < rounds and not load.done():  # noqa: ASYNC110
+                await asyncio.sleep(0.2)
+            stop.set()
+            await load
+            if cleanup is not None:
+                await cleanup()
+            figures.tally.started = started
+            watch.cancel()
+            progress.cancel()
+            # The live auditor to the log's end while the run's records are read.
+            finishing = asyncio.create_task(auditor.finish(kafka["admin"], topics))
+            records = await read_run(kafka["admin"], topics)
+            figures.auditor, found = await finishing
+    finally:
+        auditor.stopping = True
+        auditing.cancel()
+        await auditor.process.stop()
     figures.seconds = time.monotonic() - started
     report = check(records, operator=operator_of_prefix(topics.prefix))
     ownership = check_ownership(records)
     figures.records, figures.decided = report.records, ownership.decided
     figures.violations = [*figures.violations, *report.violations, *ownership.violations]
+    figures.violations += found
     figures.violations += [f"stalled: {s}" for s in figures.tally.stalled]
     if fired < len(actions):
         figures.violations.append(f"only {fired} of {len(actions)} chaos actions fired")

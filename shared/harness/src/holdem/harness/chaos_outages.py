@@ -3,8 +3,8 @@
 On one broker kept on its data, two instances per service under the load of ``chaos``, seeded:
 1. a broker outage of ``outage_s`` (40-90 s) with every instance of one service killed -9 during
    it (the supervisor restarts them, as an orchestrator would, while the broker is still away);
-2. a broker outage, then every instance of every service killed -9 right after the broker
-   answers again;
+2. a broker outage, then every instance of every service, and the live auditor, killed -9
+   right after the broker answers again;
 3. twins (an instance's HOLDEM_INSTANCE_ID started a second time): one started before a broker
    kill -9 and restart, one started while the broker is down; both stopped once rounds flow.
 After each step it waits for a round to end (bounded) and records the seconds from the broker
@@ -36,6 +36,12 @@ class Seen(Protocol):
     violations: list[str]
 
 
+class Killable(Protocol):
+    """The live auditor (``chaos_auditor.LiveAuditor``): killed -9, its supervisor restarts it."""
+
+    async def kill(self) -> None: ...
+
+
 class Stage(Protocol):
     """Where the steps act (``chaos.Chaos``: its launcher, broker, figures and seeded rng)."""
 
@@ -47,6 +53,8 @@ class Stage(Protocol):
     def figures(self) -> Seen: ...
     @property
     def rng(self) -> random.Random: ...
+    @property
+    def auditor(self) -> Killable | None: ...
 
 
 SERVING_WITHIN_S = 240.0  # bound on the wait for the first round after a step (then a violation)
@@ -114,6 +122,8 @@ class Outages:
         for service in self.chaos.launcher.services.values():
             if service.alive and not service.retired:
                 service.kill()  # the supervisor starts each again
+        if self.chaos.auditor is not None:
+            await self.chaos.auditor.kill()
         await self._serving("outage, every instance killed after it", back)
 
     def _twin_of(self, tag: str) -> ServiceProcess:

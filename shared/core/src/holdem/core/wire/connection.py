@@ -100,6 +100,18 @@ class KafkaConnection:
         """From a ``KEY=VALUE`` file such as ``DIR/clients/<principal>.env`` of ``kafka.sh up``."""
         return cls.from_env(read_env_file(path))
 
+    @classmethod
+    def from_file_or_env(cls, path: str | Path | None) -> KafkaConnection:
+        """A command's connection: from its ``--env-file`` if given, else from the process's
+        ``HOLDEM_KAFKA_*`` variables. ``ConnectionConfigError`` for a bad setting or a file
+        that cannot be read (one error for the caller's one line)."""
+        if not path:
+            return cls.from_env()
+        try:
+            return cls.from_file(path)
+        except OSError as error:
+            raise ConnectionConfigError(f"cannot read {path}: {error}") from error
+
     def with_bootstrap(self, bootstrap: str) -> KafkaConnection:
         """The same principal at another address."""
         return replace(self, bootstrap=bootstrap)
