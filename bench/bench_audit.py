@@ -10,12 +10,15 @@ the fold held at once. ``--workers 2`` also times ``holdem audit --workers 2``. 
 and written to ``--out`` (JSON).
 
     uv run --frozen python bench/bench_audit.py --sizes 10000,30000
+
+``HOLDEM_BENCH_PROFILE=FILE`` writes a cProfile of the (last size's) streaming audit to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
 import subprocess
@@ -90,9 +93,16 @@ async def child(prefix: str, env_file: str) -> dict[str, Any]:
     bare = await bare_read(connection, topics)
     bare_s, bare_cpu = time.perf_counter() - started, time.process_time() - cpu
     audit = AuditFold(require_ended=True)  # the bench's history has no operator header
+    profile = os.environ.get("HOLDEM_BENCH_PROFILE")  # a cProfile of the audit to this file
+    profiler = cProfile.Profile() if profile else None
     started, cpu = time.perf_counter(), time.process_time()
+    if profiler is not None:
+        profiler.enable()
     partial = await stream_partial(connection, topics, audit)
     audit_s, audit_cpu = time.perf_counter() - started, time.process_time() - cpu
+    if profiler is not None and profile:
+        profiler.disable()
+        profiler.dump_stats(profile)
     report = AuditFold.merge([partial])
     return {
         "records": bare,

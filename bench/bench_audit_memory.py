@@ -4,6 +4,9 @@ apart), parses each record and folds it at once (nothing else holds the records)
 peak RSS (VmHWM), the most rounds the fold held at once and the windows' fill.
 
     uv run --frozen python bench/bench_audit_memory.py --sizes 3000,10000,30000,100000
+
+``--every N`` also prints, every N records of a size, the RSS now and the peak so far (a curve
+from one long run: ``--sizes 1000000 --every 1000000`` gives ten points up to 10 M records).
 """
 
 from __future__ import annotations
@@ -32,7 +35,13 @@ def peak_mib() -> float:
     return 0.0
 
 
-def child(rounds: int, players: int) -> None:
+def rss_mib() -> tuple[float, float]:
+    """(RSS now, peak RSS) of this process, MiB."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def child(rounds: int, players: int, every: int = 0) -> None:
     fold = AuditFold()
     offsets: Counter[tuple[str, int]] = Counter()
     started = time.process_time()
@@ -41,6 +50,13 @@ def child(rounds: int, players: int) -> None:
         offset = offsets[(role, partition)]
         offsets[(role, partition)] += 1
         fold.feed(Record.of(role, partition, offset, dump(event), 1_000_000 + n * STEP_MS))
+        if every and (n + 1) % every == 0:
+            now, peak = rss_mib()
+            print(
+                f"  {n + 1:>12,} records: RSS {now:6.0f} MiB, peak {peak:6.0f} MiB, "
+                f"{len(fold.pending)} rounds held, {time.process_time() - started:.0f} s CPU",
+                flush=True,
+            )
     held, windows = fold.peak, len(fold.judged) + len(fold.watches.event_ids.seen)
     report = fold.report()
     print(
@@ -55,11 +71,13 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--sizes", default="3000,10000,30000,100000", help="rounds per size")
     p.add_argument("--players", type=int, default=100)
+    p.add_argument("--every", type=int, default=0, help="print RSS every N records")
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = p.parse_known_args()[0]
     if args.child:
-        child(args.child, args.players)
+        child(args.child, args.players, args.every)
     else:
         for size in (int(s) for s in args.sizes.split(",")):
             cmd = [sys.executable, __file__, "--child", str(size), "--players", str(args.players)]
+            cmd += ["--every", str(args.every)]
             subprocess.run(cmd, check=True)

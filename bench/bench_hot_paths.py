@@ -1,15 +1,17 @@
 """Per-call CPU cost of what every round does on the services' hot path, each beside the bare
-operation it is built on (issue 28): parse a record (contracts.parse vs json.loads), serialise
-an event (contracts.dump vs json.dumps of its dict), shuffle a deck (the dealer's one-read
-shuffle vs the secrets.randbelow one it replaced vs random.shuffle), check and deal it, evaluate
-a hand, derive an id (uuid5, as the runtime's record ids, and an event's id), update a metric
-(labels() per call vs a bound child).
+operation it is built on (issue 28): parse a record (contracts.parse vs json.loads; and a round's
+records in turn, as the audit parses them, issue 31), serialise an event (contracts.dump vs
+json.dumps of its dict), shuffle a deck (the dealer's one-read shuffle vs the secrets.randbelow
+one it replaced vs random.shuffle), check and deal it, evaluate a hand, derive an id (uuid5, as
+the runtime's record ids, and an event's id), update a metric (labels() per call vs a bound
+child).
 
 CPU time (process_time, robust on a busy box), best of 3; printed, never asserted.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import secrets
@@ -19,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from bench_replay import closed, round_events
+from bench_replay import closed, generate, round_events
 from prometheus_client import CollectorRegistry, Counter
 
 from holdem.core.cards import FULL_DECK
@@ -27,6 +29,7 @@ from holdem.core.contracts import dump, parse
 from holdem.core.decider import Context
 from holdem.core.deck import deal, ensure_full_deck, shuffle
 from holdem.core.evaluator import evaluate
+from holdem.harness.audit_log import Record
 
 Row = tuple[str, Callable[[], object], int]
 
@@ -56,6 +59,11 @@ def groups(scale: float) -> list[tuple[str, list[Row]]]:
     shuffled = shuffle()
     ctx = Context(datetime(2026, 1, 1, tzinfo=UTC), cause_id="c", seed=seed)
     n = max(1, int(scale * 20_000))
+    # A round's records as a round writes them (bet, deal, decision, settlement, the wallet's
+    # moves, round.closed at v1, the sealed deck), after the players' deposits.
+    mix = [(role, dump(event)) for role, event in generate(24, 4)][4:]
+    mixes = [itertools.cycle(mix), itertools.cycle(mix)]
+    mixes.append(itertools.cycle([(role, 0, 0, raw) for role, raw in mix]))
     return [
         (
             "parse a Dealt record",
@@ -63,6 +71,14 @@ def groups(scale: float) -> list[tuple[str, list[Row]]]:
                 ("json.loads (baseline)", lambda: json.loads(raw), n),
                 ("contracts.parse('rounds', raw)", lambda: parse("rounds", raw), n),
                 ("the same of a v1 round.closed (upcast)", lambda: parse("rounds", closed_v1), n),
+            ],
+        ),
+        (
+            "parse a round's records in turn, per record (the audit's mix, issue 31)",
+            [
+                ("json.loads (baseline)", lambda: json.loads(next(mixes[0])[1]), n),
+                ("contracts.parse(role, raw)", lambda: parse(*next(mixes[1])), n),
+                ("the audit's Record.of (upcast, parse)", lambda: Record.of(*next(mixes[2])), n),
             ],
         ),
         (

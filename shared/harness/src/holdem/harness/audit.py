@@ -273,6 +273,7 @@ def _secrecy_violations(
 ) -> list[str]:
     """No dealer card, turn or river on an operator-visible topic before the round's decision."""
     secrets = {key: _secret_cards(log, unseal) for key, log in rounds.items()}
+    spelled: dict[RoundKey, tuple[bytes, ...]] = {}  # a round's hidden cards as bytes, once
     found = []
     for record in records:  # in log order (round_violations')
         if record.role not in OPERATOR_VISIBLE:
@@ -285,8 +286,12 @@ def _secrecy_violations(
         if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
             continue
         hidden = secrets[key]
-        if value is None and not could_hold(record.raw, hidden):
-            continue  # no hidden card's text in its bytes: decoding it would find none
+        if value is None:
+            texts = spelled.get(key)
+            if texts is None:
+                texts = spelled[key] = tuple(card.encode() for card in hidden)
+            if not _could_hold(record.raw, texts):
+                continue  # no hidden card's text in its bytes: decoding it would find none
         value = json_of(record.raw) if value is None else value
         leaked = hidden & set(_cards_in(value))
         if leaked:
@@ -299,8 +304,13 @@ def could_hold(raw: bytes | str, cards: Iterable[str]) -> bool:
     """Whether a record's JSON can hold one of ``cards`` as text: one of them is in its bytes,
     or it has a ``\\u`` escape (``"\\u0041h"`` is "Ah"). No other JSON escape can spell a card's
     characters, and JSON nested in a string keeps them as they are."""
+    return _could_hold(raw, tuple(card.encode() for card in cards))
+
+
+def _could_hold(raw: bytes | str, cards: tuple[bytes, ...]) -> bool:
+    """``could_hold`` with the cards' text already encoded (a round's, once for its records)."""
     data = raw.encode() if isinstance(raw, str) else raw
-    return b"\\u" in data or any(card.encode() in data for card in cards)
+    return b"\\u" in data or any(card in data for card in cards)
 
 
 def _own_round(record: Record) -> RoundKey | None:

@@ -48,6 +48,27 @@ SWEEP_EVERY = 1_024  # records between two looks for rounds that are done
 ROUND_TOPICS = ("rounds", "vault", "wallet", "seamless_replies")
 
 
+# What a message's type tells ``Pending`` (which of its flags it sets), worked out once per type:
+# an ``isinstance`` that misses a pydantic model costs a few hundred ns, and most do.
+_KINDS: dict[type, str] = {}
+
+
+def kind_of(cls: type) -> str:
+    """Which of ``Pending``'s flags a message of type ``cls`` sets ("" for none); the type's
+    answer is that of its first message (``isinstance`` depends on the type alone)."""
+    for kind, classes in (
+        ("bet", (BetPlaced,)),
+        ("ended", (Settled, RoundVoided)),
+        ("closed", (RoundClosed,)),
+        ("staked", (StakeTaken, FreeStakeTaken)),
+        ("seamless", (DebitRequested,)),
+        ("answered", (RoundClosedNotice, WalletRejected, SeamlessRolledBack)),
+    ):
+        if issubclass(cls, classes):
+            return kind
+    return ""
+
+
 @dataclass
 class Pending:
     """One round's records so far, and what they say about whether it is done."""
@@ -65,19 +86,23 @@ class Pending:
     def add(self, record: Record) -> None:
         self.records.append(record)
         self.served = self.served or record.role != "commands"
-        self.last = max(self.last, record.timestamp)
-        m = record.message
-        if isinstance(m, BetPlaced):
+        if record.timestamp > self.last:
+            self.last = record.timestamp
+        cls = type(record.message)
+        kind = _KINDS.get(cls)
+        if kind is None:
+            kind = _KINDS[cls] = kind_of(cls)
+        if kind == "bet":
             self.bet = True
-        elif isinstance(m, Settled | RoundVoided):
+        elif kind == "ended":
             self.ended = True
-        elif isinstance(m, RoundClosed):
+        elif kind == "closed":
             self.closed = True
-        elif isinstance(m, StakeTaken | FreeStakeTaken):
+        elif kind == "staked":
             self.staked = True
-        elif isinstance(m, DebitRequested):
+        elif kind == "seamless":
             self.seamless = True
-        elif isinstance(m, RoundClosedNotice | WalletRejected | SeamlessRolledBack):
+        elif kind == "answered":
             self.answered = True
 
     def done(self) -> bool:

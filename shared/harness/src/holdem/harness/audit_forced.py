@@ -8,6 +8,8 @@ from typing import Any
 
 from holdem.core.contracts import Called, Dealt, DeckForced, Folded, Mode
 
+DECISIONS = (Called, Folded)
+
 
 def forced_rounds(records: Iterable[Any]) -> int:
     """How many rounds were dealt from a forced deck. ``records``: the audit's ``Record``s."""
@@ -38,6 +40,10 @@ class ForcedWatch:
     """The forced-deck audit one rounds record at a time (each player's in partition order).
     It holds a player's latest DeckForced and a round's deal until the round's decision."""
 
+    # The types ``feed`` acts on; any other message leaves the watch as it was (``Watches``
+    # feeds it these only; tests/unit/harness/test_audit_routes.py shows the rest do nothing).
+    READS: tuple[type, ...] = (DeckForced, Dealt, Called, Folded)
+
     def __init__(self) -> None:
         self.pending: dict[str, tuple[str, ...]] = {}  # player -> his latest DeckForced's cards
         self.dealt: dict[tuple[str, str], tuple[Dealt, tuple[str, ...] | None]] = {}
@@ -61,7 +67,7 @@ class ForcedWatch:
                         f"{name}: dealt forced with no DeckForced of its player before it"
                     )
             self.dealt.setdefault(key, (m, cards))
-        elif isinstance(m, Called | Folded) and m.round_id is not None:
+        elif isinstance(m, DECISIONS) and m.round_id is not None:
             key = (m.player_id, m.round_id)
             name = "/".join(key)
             deal, cards = self.dealt.get(key, (None, None))

@@ -54,7 +54,14 @@ class Record:
             message = parse(role, _upcast_older(raw))
         except ContractError:
             message = None
-        return cls(role, partition, offset, raw, timestamp, message, tuple(headers))
+        # The dataclass's own (frozen) __init__ sets each field through object.__setattr__:
+        # one record per record read, so its fields go in at once (the same instance).
+        record = object.__new__(cls)
+        record.__dict__.update(
+            role=role, partition=partition, offset=offset, raw=raw, timestamp=timestamp,
+            message=message, headers=tuple(headers),
+        )  # fmt: skip
+        return record
 
 
 # The types this release writes at an older version than it reads (ADR 032: round.closed at
@@ -83,7 +90,7 @@ def _upcast_older(raw: bytes) -> bytes:
         return raw
     model = VERSIONED.get(str(body.get("type"))) if isinstance(body, dict) else None
     newer = None if model is None else upcast(model, body)
-    return raw if newer is None else json.dumps(newer).encode()
+    return raw if newer is None else json.dumps(newer, separators=(",", ":")).encode()
 
 
 @dataclass
@@ -96,6 +103,27 @@ class RoundLog:
     ends: list[Settled | RoundVoided] = field(default_factory=list)
     sealed: list[DeckSealed] = field(default_factory=list)
     refused: list[Settled] = field(default_factory=list)  # the wallet refused to pay them
+
+
+# Which part of a round's log a message's type goes to, worked out once per type (an
+# ``isinstance`` that misses a pydantic model costs a few hundred ns).
+_PARTS: dict[type, str] = {}
+
+
+def part_of(cls: type) -> str:
+    """The ``RoundLog`` list a message of type ``cls`` goes to ("malfunction": a refusal's
+    candidate; "": none); ``isinstance`` of its messages depends on the type alone."""
+    for part, classes in (
+        ("bets", (BetPlaced,)),
+        ("dealt", (Dealt,)),
+        ("decisions", (Called, Folded)),
+        ("ends", (Settled, RoundVoided)),
+        ("sealed", (DeckSealed,)),
+        ("malfunction", (Malfunction,)),
+    ):
+        if issubclass(cls, classes):
+            return part
+    return ""
 
 
 def in_log_order(records: Iterable[Record]) -> list[Record]:
@@ -113,17 +141,21 @@ def rounds_of(records: Iterable[Record], *, ordered: bool = False) -> dict[Round
         if record.role not in ("rounds", "vault") or m is None or m.round_id is None:
             continue
         log = logs[(m.player_id, m.round_id)]
-        if isinstance(m, BetPlaced):
+        cls = type(m)
+        part = _PARTS.get(cls)
+        if part is None:
+            part = _PARTS[cls] = part_of(cls)
+        if part == "bets":
             log.bets.append(m)
-        elif isinstance(m, Dealt):
+        elif part == "dealt":
             log.dealt.append(m)
-        elif isinstance(m, Called | Folded):
+        elif part == "decisions":
             log.decisions.append((record, m))
-        elif isinstance(m, Settled | RoundVoided):
+        elif part == "ends":
             log.ends.append(m)
-        elif isinstance(m, DeckSealed):
+        elif part == "sealed":
             log.sealed.append(m)
-        elif isinstance(m, Malfunction) and m.refuses_settled():
+        elif part == "malfunction" and m.refuses_settled():
             refusals[(m.player_id, m.round_id)].add(m.causation_id)
     # A Settled the wallet refused (ADR 008) ended nothing: it is an attempt, paid nothing.
     for key, refused in refusals.items():

@@ -108,6 +108,9 @@ class MoneyWatch:
     applied once (an exact window of the latest keys), and the sums conservation adds up per
     book. The whole audit and the streaming one both use it."""
 
+    # The types ``feed`` acts on: every wallet event (see ForcedWatch.READS).
+    READS: tuple[type, ...] = (WalletEvent,)
+
     def __init__(self, kept: int = KEPT) -> None:
         self.accounts: dict[AccountKey, list[int]] = defaultdict(no_money)
         self.house: dict[Book, int] = defaultdict(int)

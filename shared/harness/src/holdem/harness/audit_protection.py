@@ -43,6 +43,23 @@ def protection_violations(records: Iterable[Any]) -> list[str]:
     return [*closed_violations(ordered), *_block_violations(ordered)]
 
 
+# What a message's type is to a round's closing, worked out once per type (an ``isinstance``
+# that misses a pydantic model costs a few hundred ns).
+_CLOSING: dict[type, str] = {}
+
+
+def closing_part(cls: type) -> str:
+    """The part ("closed", "notice", "move": a wallet event) a message of type ``cls`` is,
+    "other" for any other player's message, "" for what is not a player's message."""
+    if not issubclass(cls, Message):
+        return ""
+    if issubclass(cls, RoundClosed):
+        return "closed"
+    if issubclass(cls, RoundClosedNotice):
+        return "notice"
+    return "move" if issubclass(cls, WalletEvent) else "other"
+
+
 def closed_violations(records: list[Any]) -> Iterator[str]:
     """Every round's closing against its money (``records``: sorted by role, partition, offset;
     one round's records judge that round)."""
@@ -51,14 +68,18 @@ def closed_violations(records: list[Any]) -> Iterator[str]:
     moves: dict[Key, list[Any]] = defaultdict(list)
     for r in records:
         m = r.message
-        if not isinstance(m, Message) or m.round_id is None:
+        cls = type(m)
+        part = _CLOSING.get(cls)
+        if part is None:
+            part = _CLOSING[cls] = closing_part(cls)
+        if not part or m.round_id is None:
             continue
         key = (m.player_id, m.round_id)
-        if isinstance(m, RoundClosed):
+        if part == "closed":
             closed[key].append(r)
-        elif isinstance(m, RoundClosedNotice):
+        elif part == "notice":
             notices[key].append(r)
-        elif isinstance(m, WalletEvent):
+        elif part == "move":
             moves[key].append(r)
     for key in sorted(set(closed) | set(moves) | set(notices)):
         name, found, money = "/".join(key), closed.get(key, []), moves.get(key, [])
@@ -134,6 +155,11 @@ class BlockWatch:
     """The blocking audit one rounds record at a time: a blocked player places no bet until
     unblocked, and every session he had open when blocked ends. Holds each player's block and
     open sessions only."""
+
+    # The types ``feed`` acts on (see ForcedWatch.READS).
+    READS: tuple[type, ...] = (
+        PlayerBlocked, PlayerUnblocked, BetPlaced, SessionStarted, SessionEnded,
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.blocked: set[str] = set()

@@ -12,6 +12,8 @@ from typing import Any
 from holdem.core.contracts import Called, Dealt, Folded, RoundVoided, SessionEnded, SessionStarted
 from holdem.harness.audit_window import KEPT, Window
 
+_TALLIED = (Called, Folded, RoundVoided)  # a round's decision or void, tallied in its session
+
 
 def session_violations(records: Iterable[Any]) -> list[str]:
     """Broken session invariants, as sentences. ``records``: the audit's ``Record``s."""
@@ -34,6 +36,9 @@ class SessionWatch:
     """The sessions audit one rounds record at a time (a player's in partition order). Open
     sessions are held until they end; ended ones in an exact window of the latest, judged when
     they leave it (a decision may follow the end that forced it)."""
+
+    # The types ``feed`` acts on (see ForcedWatch.READS).
+    READS: tuple[type, ...] = (SessionStarted, SessionEnded, Dealt, *_TALLIED)
 
     def __init__(self, kept: int = KEPT) -> None:
         self.open: dict[str, Session] = {}
@@ -72,7 +77,7 @@ class SessionWatch:
                 return
             s.rounds.setdefault(e.round_id, [0, 0])
             self.round_session[e.round_id] = e.session_id
-        elif isinstance(e, Called | Folded | RoundVoided) and e.round_id in self.round_session:
+        elif isinstance(e, _TALLIED) and e.round_id in self.round_session:
             s = self._session(self.round_session[e.round_id])
             tally = s.rounds.setdefault(e.round_id, [0, 0])
             tally[1 if isinstance(e, RoundVoided) else 0] += 1

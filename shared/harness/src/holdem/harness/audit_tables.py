@@ -25,6 +25,9 @@ class TableWatch:
     a table's versions on one partition), and each bet at a table against the version it names.
     A bet read before its version (two topics) waits for it; ``finish`` judges those left."""
 
+    # The types ``feed`` acts on (see ForcedWatch.READS).
+    READS: tuple[type, ...] = (TableEvent, BetPlaced)
+
     def __init__(self) -> None:
         self.versions: dict[tuple[str, int], TableEvent] = {}
         self.waiting: dict[tuple[str, int], list[BetPlaced]] = {}

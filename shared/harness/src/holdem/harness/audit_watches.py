@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from holdem.core.contracts.wallet import WalletEvent
 from holdem.harness.audit_forced import ForcedWatch
 from holdem.harness.audit_money import MoneyWatch
 from holdem.harness.audit_protection import BlockWatch
@@ -24,19 +23,48 @@ class EventIdWatch:
     de-duplicates on it would drop one): an exact window of the latest ids."""
 
     def __init__(self, kept: int = KEPT) -> None:
-        self.seen: Window[str, str] = Window(kept)
+        # event id -> where it was first: (topic, partition, offset)
+        self.seen: Window[str, tuple[str, int, int]] = Window(kept)
         self.found: list[str] = []
 
     def feed(self, record: Any) -> None:
         event_id = getattr(record.message, "event_id", None)
         if record.role in WRITTEN_OUTSIDE or event_id is None:
             return
-        where = f"{record.role}[{record.partition}]@{record.offset}"
+        # Where it was, as a tuple: the text is made only for a finding (most records have none).
+        where = (record.role, record.partition, record.offset)
         first = self.seen.get(event_id)
         if first is None:
             self.seen.put(event_id, where)
         elif first != where:
-            self.found.append(f"event_id {event_id} on {first} and again on {where}")
+            self.found.append(f"event_id {event_id} on {_at(*first)} and again on {_at(*where)}")
+
+
+def _at(role: str, partition: int, offset: int) -> str:
+    return f"{role}[{partition}]@{offset}"
+
+
+# The watches ``Watches.feed`` hands a message to, by its topic and type, worked out once per
+# (topic, type) from each watch's ``READS`` (an ``isinstance`` that misses a pydantic model
+# costs a few hundred ns; a rounds record went through about fifteen of them).
+_ROUTES: dict[tuple[str, type], tuple[str, ...]] = {}
+
+
+def route(role: str, cls: type) -> tuple[str, ...]:
+    """The names of the watches (``Watches``' attributes) that act on a ``cls`` message read from
+    topic ``role``, in the order ``Watches.feed`` has always fed them."""
+    names = []
+    if role == "wallet" and issubclass(cls, MoneyWatch.READS):
+        names.append("money")
+    elif role == "rounds":
+        for name, watch in (("forced", ForcedWatch), ("blocks", BlockWatch)):
+            if issubclass(cls, watch.READS):
+                names.append(name)
+        if issubclass(cls, SessionWatch.READS):
+            names.append("sessions")
+    if role in ("rounds", "tables") and issubclass(cls, TableWatch.READS):
+        names.append("tables")
+    return tuple(names)
 
 
 class Watches:
@@ -55,14 +83,21 @@ class Watches:
         if m is None:
             return
         role = record.role
-        if role == "wallet" and isinstance(m, WalletEvent):
-            self.money.feed(m)
-        elif role == "rounds":
-            self.forced.feed(m)
-            self.blocks.feed(m)
-            self.sessions.feed(m)
-        if role in ("rounds", "tables"):
-            self.tables.feed(role, m)
+        key = (role, type(m))
+        names = _ROUTES.get(key)
+        if names is None:
+            names = _ROUTES[key] = route(*key)
+        for name in names:  # the watches that act on it; the others would do nothing
+            if name == "money":
+                self.money.feed(m)
+            elif name == "forced":
+                self.forced.feed(m)
+            elif name == "blocks":
+                self.blocks.feed(m)
+            elif name == "sessions":
+                self.sessions.feed(m)
+            else:
+                self.tables.feed(role, m)
         self.event_ids.feed(record)
 
     def finish(self) -> list[str]:

@@ -47,10 +47,14 @@ def _rfc3339(value: object) -> object:
     match = _RFC3339.fullmatch(value)
     if match is None:
         raise ValueError("not an RFC 3339 date-time with an offset (Z or +hh:mm)")
-    date, time, fraction, offset = match.groups()
-    fraction = (fraction or "")[:7]  # a datetime holds microseconds: finer digits are dropped
+    if value[10] == "T" and value[-1] != "z" and match.end(3) - match.start(3) <= 7:
+        text = value  # as every record writes it: the text below would be the same characters
+    else:
+        date, time, fraction, offset = match.groups()
+        fraction = (fraction or "")[:7]  # a datetime holds microseconds: finer digits dropped
+        text = f"{date}T{time}{fraction}{offset.upper()}"
     try:
-        return datetime.fromisoformat(f"{date}T{time}{fraction}{offset.upper()}")
+        return datetime.fromisoformat(text)
     except ValueError as error:
         raise ValueError(f"not a date-time: {error}") from None
 
