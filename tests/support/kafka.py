@@ -145,20 +145,19 @@ def container_broker() -> Iterator[Cluster]:
         **{f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()},
     }
 
-    def kafka(role: str) -> DockerContainer:
+    def kafka(role: str, hostname: str) -> DockerContainer:
         return DockerContainer(
-            image, entrypoint=["/bin/bash", "/holdem/kafka-start.sh", role]
+            image, entrypoint=["/bin/bash", "/holdem/kafka-start.sh", role], hostname=hostname
         ).with_volume_mapping(script, "/holdem/kafka-start.sh", "ro")
 
     controller = (
-        kafka("controller")
+        kafka("controller", "kafka-controller")
         .with_network_aliases("kafka-controller")
         .with_volume_mapping(volume, "/var/lib/kafka/data", "rw")
         .with_envs(**envs, KAFKA_HEAP_OPTS="-Xms64m -Xmx192m")
     )
     container = (
-        kafka("broker")
-        .with_kwargs(hostname="kafka")
+        kafka("broker", "kafka")
         .with_network_aliases("kafka")
         .with_volume_mapping(volume, "/holdem/controller", "ro")
         .with_envs(
