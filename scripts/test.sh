@@ -49,8 +49,9 @@ trap finish EXIT
 # --durations: where the suite's time goes, printed for whoever keeps CI under its 40 minutes.
 "${UV:-uv}" run --frozen pytest -m "$marks" --durations=25 "$@"
 
-# The suite's broker as a Kafka container (testcontainers, the compose stack's image and start
-# script): the real-Kafka tests of authorization, transactions, whole rounds and a restart.
+# The suite's broker as Kafka containers (testcontainers, the compose stack's image and start
+# script; its controller and its broker, two containers as in the stack, ADR 042): the real-Kafka
+# tests of authorization, transactions, whole rounds and a restart.
 if [[ $# -eq 0 && "$marks" == "not slow" ]]; then
     image="$(deploy/docker/stack.sh env | sed -n 's/^export HOLDEM_KAFKA_IMAGE=//p')"
     HOLDEM_TEST_BROKER=container HOLDEM_KAFKA_IMAGE="$image" "${UV:-uv}" run --frozen pytest -m kafka \

@@ -72,6 +72,7 @@ def compose_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeS
             logs = "\n".join(
                 stack.logs(s, 15)
                 for s in (
+                    "kafka-controller",
                     "kafka",
                     "topic-init",
                     *SERVICES,

@@ -53,7 +53,15 @@ NOT_RUNNABLE = {
     ),
 }
 PORTS = (*HOST_PORT_VARS, "HOLDEM_GRAFANA_PORT")  # every host port the compose file publishes
-LONG_RUNNING = {"kafka", "prometheus", "postgres", "backoffice", "backoffice-projection", *SERVICES}
+LONG_RUNNING = {
+    "kafka-controller",
+    "kafka",
+    "prometheus",
+    "postgres",
+    "backoffice",
+    "backoffice-projection",
+    *SERVICES,
+}
 
 
 def page_commands(text: str) -> list[str]:

@@ -123,9 +123,12 @@ async def _answers(connection: KafkaConnection) -> bool:
 
 @contextlib.contextmanager
 def container_broker() -> Iterator[Cluster]:
-    """A Kafka container (testcontainers): the compose stack's image (HOLDEM_KAFKA_IMAGE, else
-    apache/kafka:4.4.0) and start script, so SCRAM users, the authorizer and deny-by-default are
-    the stack's; published on a free port of 127.0.0.1; removed with its network after."""
+    """The compose stack's Kafka as two containers (testcontainers): its controller and its broker
+    (ADR 042), of the stack's image (HOLDEM_KAFKA_IMAGE, else apache/kafka:4.4.0) and start
+    script, so SCRAM users, the authorizer and deny-by-default are the stack's; the broker
+    published on a free port of 127.0.0.1; both removed with their network and the controller's
+    volume after."""
+    import docker  # type: ignore[import-untyped]
     from testcontainers.core.container import DockerContainer
     from testcontainers.core.network import Network
 
@@ -133,15 +136,35 @@ def container_broker() -> Iterator[Cluster]:
     image = os.environ.get("HOLDEM_KAFKA_IMAGE", "apache/kafka:4.4.0")
     port = _free_port()
     passwords = {p: secrets.token_hex(12) for p in ("broker", *acl.PRINCIPALS)}
-    script = REPO / "deploy" / "compose" / "kafka-start.sh"
+    script = str(REPO / "deploy" / "compose" / "kafka-start.sh")
+    # The controller's storage: a named volume (it takes the image's owner of the data folder),
+    # read-only in the broker's container for its registration lines.
+    volume = f"holdemtest-controller-{uuid.uuid4().hex[:8]}"
+    envs = {
+        "CLUSTER_ID": base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="),
+        **{f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()},
+    }
+
+    def kafka(role: str, hostname: str) -> DockerContainer:
+        return DockerContainer(
+            image, entrypoint=["/bin/bash", "/holdem/kafka-start.sh", role], hostname=hostname
+        ).with_volume_mapping(script, "/holdem/kafka-start.sh", "ro")
+
+    controller = (
+        kafka("controller", "kafka-controller")
+        .with_network_aliases("kafka-controller")
+        .with_volume_mapping(volume, "/var/lib/kafka/data", "rw")
+        .with_envs(**envs, KAFKA_HEAP_OPTS="-Xms64m -Xmx192m")
+    )
     container = (
-        DockerContainer(image, entrypoint=["/bin/bash", "/holdem/kafka-start.sh"], hostname="kafka")
-        .with_volume_mapping(str(script), "/holdem/kafka-start.sh", "ro")
+        kafka("broker", "kafka")
+        .with_network_aliases("kafka")
+        .with_volume_mapping(volume, "/holdem/controller", "ro")
         .with_envs(
-            CLUSTER_ID=base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="),
+            **envs,
             KAFKA_HEAP_OPTS="-Xms256m -Xmx512m",
+            HOLDEM_KAFKA_REGISTRATIONS="/holdem/controller/registrations.log",
             HOLDEM_KAFKA_EXTERNAL=f"127.0.0.1:{port}",
-            **{f"HOLDEM_{p.upper()}_PASSWORD": pw for p, pw in passwords.items()},
         )
     )
     try:
@@ -150,11 +173,14 @@ def container_broker() -> Iterator[Cluster]:
         raise BrokerUnavailableError(f"no Docker engine for the Kafka container: {exc}") from exc
     # Published on loopback only (with_bind_ports takes no address; docker's create does).
     container.ports["29092/tcp"] = ("127.0.0.1", port)  # type: ignore[assignment]
+    started: list[DockerContainer] = []
     try:
         try:
-            container.with_network(network).start()
+            for one in (controller, container):
+                one.with_network(network).start()
+                started.append(one)
         except Exception as exc:
-            raise BrokerUnavailableError(f"the Kafka container did not start: {exc}") from exc
+            raise BrokerUnavailableError(f"the Kafka containers did not start: {exc}") from exc
         bootstrap = f"127.0.0.1:{port}"
         principals = {
             name: KafkaConnection(
@@ -172,16 +198,24 @@ def container_broker() -> Iterator[Cluster]:
             answers = lambda: pool.submit(asyncio.run, _answers(principals["admin"])).result()  # noqa: E731
             while not answers():
                 if time.monotonic() > deadline:
-                    out, err = container.get_logs()
-                    tail = (out + err).decode(errors="replace")[-3000:]
-                    raise BrokerUnavailableError(f"the Kafka container did not answer:\n{tail}")
+                    tails = []
+                    for one in started:
+                        out, err = one.get_logs()
+                        tails.append((out + err).decode(errors="replace")[-3000:])
+                    raise BrokerUnavailableError(
+                        "the Kafka containers did not answer:\n" + "\n----\n".join(tails)
+                    )
                 time.sleep(1)
         yield Cluster(bootstrap, principals)
     finally:
         # A container that never started has nothing to stop; make test fails on any left over.
-        with contextlib.suppress(Exception):
-            container.stop()
+        # The broker first: its controlled shutdown asks the controller.
+        for one in reversed(started):
+            with contextlib.suppress(Exception):
+                one.stop()
         network.remove()
+        with contextlib.suppress(Exception):
+            docker.from_env().volumes.get(volume).remove(force=True)
 
 
 @contextlib.contextmanager
