@@ -118,7 +118,13 @@ CMD ["holdem-backoffice", "serve"]
 # the log read to its end once (holdem_audit_ready).
 FROM runtime AS auditor
 COPY --from=venv-auditor /venv /venv
-ENV HOLDEM_METRICS_PORT=9107
+# Its checkpoint (ADR 044): a restart resumes from it instead of reading the whole log again.
+# Compose mounts a named volume here, which starts with this directory's owner and mode.
+USER root
+RUN install -d -o holdem -g holdem -m 0700 /var/lib/holdem-auditor
+USER holdem
+ENV HOLDEM_METRICS_PORT=9107 \
+    HOLDEM_AUDITOR_CHECKPOINT_DIR=/var/lib/holdem-auditor
 EXPOSE 9107
 HEALTHCHECK --interval=5s --timeout=5s --start-period=300s --retries=3 \
     CMD ["python", "-m", "holdem.runtime.health", "--gauge", "holdem_audit_ready"]
