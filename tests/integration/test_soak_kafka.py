@@ -1,6 +1,6 @@
 """The soak's one-minute version (issue 21 item 1; `make soak` runs the hour): the report is
-written whole, nothing fails, no service logs an error, and the audit is clean over more than
-1,000 rounds. Its figures (memory slopes, p99 drift) are the report's, not assertions: a minute
+written whole, nothing fails, no service logs an error, and the audit (the live auditor's, beside
+the services from the first record) is clean over more than 1,000 rounds. Its figures (memory slopes, p99 drift) are the report's, not assertions: a minute
 cannot show a slope. One minute of load, not two (issue 27 item 7): the second minute proved
 nothing the first does not, and the rounds' floor is asserted, not assumed."""
 
@@ -36,8 +36,12 @@ async def test_a_one_minute_soak_loses_nothing_and_logs_no_error(tmp_path: Path)
     assert audit["ok"] and audit["rounds"] == audit["ended"] == found["rounds"] > 1000, audit
     # The load mixed what it should: voids and folds beside settled rounds.
     assert {"voided", "fold", "win", "lose"} <= set(found["outcomes"]), found["outcomes"]
-    assert set(found["memory"]) >= {*NAMES, "broker", "load"}, found["memory"]
-    assert set(found["max_lag"]) == set(NAMES)
+    assert set(found["memory"]) >= {*NAMES, "broker", "load", "auditor"}, found["memory"]
+    assert found["memory"]["auditor"]["service"]  # judged flat with the services
+    assert set(found["max_lag"]) == {*NAMES, "auditor"}
+    # The audit is the live auditor's: it folded the whole log, and was at its end.
+    assert audit["by"] == "the live auditor" and "at the log's end" in audit["line"], audit
+    assert audit["records"] > 10 * audit["rounds"], audit
     assert {"rounds", "dealer.vault", "dealer.snapshots"} <= set(found["topics_mb"]), found[
         "topics_mb"
     ]

@@ -114,6 +114,23 @@ def finding_key(finding: str) -> bytes:
     return hashlib.sha256(finding.encode()).hexdigest().encode()
 
 
+def auditor_roles(seamless: bool = False) -> list[str]:
+    """The roles the live auditor reads (the seamless bridge's replies only where it runs)."""
+    return [r for r in AUDITOR_READS if seamless or r != "seamless_replies"]
+
+
+def checkpoint_options(topics: Topics, roles: Sequence[str], fold: AuditFold) -> dict[str, object]:
+    """What a live auditor's checkpoint must agree on to be continued or read (besides the
+    code's fingerprint): the deployment, what it reads and how its fold judges."""
+    return {
+        "service": SERVICE,
+        "prefix": topics.prefix,
+        "roles": sorted(roles),
+        "operator": fold.operator,
+        "require_ended": fold.require_ended,
+    }
+
+
 class AuditorMetrics:
     """The auditor's Prometheus families (names are a contract with deploy/prometheus)."""
 
@@ -236,7 +253,7 @@ class Auditor:
         self.connection = connection
         self.topics = topics
         self.grace_ms = int(grace_s * 1000)
-        self.roles = [r for r in AUDITOR_READS if seamless or r != "seamless_replies"]
+        self.roles = auditor_roles(seamless)
         self.registry = registry or CollectorRegistry()
         self.metrics = AuditorMetrics(self.registry)
         self.fold = AuditFold(operator=operator_of_prefix(topics.prefix))
@@ -249,13 +266,7 @@ class Auditor:
         self.checkpoint_s = checkpoint_s
         self.checkpoint_records = checkpoint_records
         # What a checkpoint must agree on to be continued (besides the code's fingerprint).
-        self.options: dict[str, object] = {
-            "service": SERVICE,
-            "prefix": topics.prefix,
-            "roles": sorted(self.roles),
-            "operator": self.fold.operator,
-            "require_ended": self.fold.require_ended,
-        }
+        self.options = checkpoint_options(topics, self.roles, self.fold)
         self.folded: dict[TopicPartition, int] = {}  # each partition's next offset to fold
         self.resumed = 0  # the records the fold had folded in the checkpoint it resumed from
         self.saved = (0.0, 0)  # the last checkpoint: monotonic time, fold.records

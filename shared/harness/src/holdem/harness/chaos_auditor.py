@@ -24,9 +24,19 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from holdem.core.wire.connection import KafkaConnection
+from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
+from holdem.harness import audit_checkpoint
+from holdem.harness.audit import AuditReport
+from holdem.harness.audit_checkpoint import CheckpointError
+from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_read import read_topic
-from holdem.harness.auditor_service import CHECKPOINT_ENV
+from holdem.harness.auditor_service import (
+    CHECKPOINT_ENV,
+    CHECKPOINT_NAME,
+    auditor_roles,
+    checkpoint_options,
+)
 from holdem.ops.acl import findings_topic
 from holdem.ops.launcher import ServiceProcess
 
@@ -155,6 +165,17 @@ class LiveAuditor:
             + (f" after its checkpoint's {resumed[-1].get('records')}" if resumed else "")
         )
         return line, violations
+
+    def final_report(self, topics: Topics) -> AuditReport:
+        """The verdict of its fold over the whole log (across its restarts), read from the
+        checkpoint it wrote when ``finish`` stopped it: the counts and what it found.
+        ``CheckpointError`` if there is none or it is refused."""
+        fold = AuditFold(operator=operator_of_prefix(topics.prefix))
+        options = checkpoint_options(topics, auditor_roles(), fold)
+        checkpoint = audit_checkpoint.load(self.checkpoint_dir, options, CHECKPOINT_NAME)
+        if checkpoint is None or checkpoint.fold is None:
+            raise CheckpointError(f"the live auditor left no checkpoint in {self.checkpoint_dir}")
+        return checkpoint.fold.report()
 
 
 def _events(text: str, name: str) -> list[dict[str, object]]:

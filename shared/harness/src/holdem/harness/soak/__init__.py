@@ -13,16 +13,21 @@ operator's client sees them.
 The hour is measured after ``--warmup-minutes`` of the same load: the services' state is bounded
 (ADR 010) but starts empty, and it fills to its bounds as every player reaches the rounds and
 command ids the wallet keeps of him (his last 512 commands: players x 512 / rate seconds, 12.8
-minutes at 80/s). Memory that grows until then is the bound being reached, not a leak; what the
+minutes at any rate, the players being 1.5 x the rate). Memory that grows until then is the bound being reached, not a leak; what the
 soak judges is whether anything still grows once it is reached.
 
-At the end: the audit of every record of the run (warm-up included), and a report
+The live auditor (``holdem-auditor``, its own read-only principal, ADR 044's checkpoint in the
+run's logs) folds every record as it is written, warm-up included; its memory and lag are
+sampled with the services'. At the end it is waited for at the log's end and stopped, and its
+fold's verdict over the whole log (read from the checkpoint it writes when stopped) is the
+soak's audit. Then a report
 (``soak.json``, ``README.md`` and PNG plots in ``--out``) with the memory slope of each process
 over the last three quarters of the measured hour (45 minutes), the p99 of its first and last
 sixth (ten minutes each), the snapshot topics' sizes, the maximum lag, the errors and the audit.
-Exits 1 when the audit finds a violation, a round stalls or fails, a service ends or logs an
-error, or (for a measured period of at least ``JUDGED_MINUTES``) a service's memory is not flat,
-a step's p99 drifts past the limit or a snapshot topic keeps growing.
+Exits 1 when the audit finds a violation or the auditor does not reach the log's end, a round
+stalls or fails, a service ends or logs an error, or (for a measured period of at least
+``JUDGED_MINUTES``) the memory of a service or of the auditor is not flat, a step's p99 drifts
+past the limit or a snapshot topic keeps growing.
 
 The package by job: ``config`` (settings and what is measured), ``load`` (the open-loop load),
 ``sampling`` (memory, lag, topic sizes, error lines), ``statistics`` (slopes, peaks, p99s),
@@ -35,6 +40,7 @@ from holdem.harness.soak.config import (
     ANTE,
     BONUS,
     ERROR_LINE,
+    FLAT_JUDGED,
     FLAT_MB_PER_H,
     JUDGED_MINUTES,
     MIXED,
@@ -63,8 +69,8 @@ from holdem.harness.soak.statistics import (
 from holdem.harness.soak.verdict import verdict
 
 __all__ = [
-    "ANTE", "BONUS", "ERROR_LINE", "FLAT_MB_PER_H", "JUDGED_MINUTES", "MIXED", "NAMES",
-    "P99_DRIFT", "PARTITIONS", "RETRY_LINE", "STEPS", "TABLES", "TOPIC_GROWTH", "Config",
+    "ANTE", "BONUS", "ERROR_LINE", "FLAT_JUDGED", "FLAT_MB_PER_H", "JUDGED_MINUTES", "MIXED",
+    "NAMES", "P99_DRIFT", "PARTITIONS", "RETRY_LINE", "STEPS", "TABLES", "TOPIC_GROWTH", "Config",
     "Load", "Sampler", "Samples", "figures", "git_head", "group_lags", "main", "markdown",
     "parse_args", "peak", "per_minute_last", "per_minute_p99", "plot", "rss_mb", "slope_per_hour",
     "soak", "table_terms", "topic_sizes", "verdict",

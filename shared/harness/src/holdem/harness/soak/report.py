@@ -67,8 +67,12 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         f"- Failed rounds: {found['failures']}",
         f"- Services that exited and were restarted (label:exit code): {found.get('exits', {})}, "
         f"seconds to ready again: {found.get('restart_to_ready_s', [])}",
-        f"- Audit: {audit['records']} records, {audit['rounds']} rounds, {audit['ended']} ended, "
-        f"{len(audit['violations'])} violations ({audit['seconds']} s)",
+        f"- Audit ({audit.get('by', 'read after the run')}): {audit['records']} records, "
+        f"{audit['rounds']} rounds, {audit['ended']} ended, {len(audit['violations'])} "
+        f"violations; at the log's end {audit['seconds']} s after the load"
+        + (f"\n  - {audit['line']}" if audit.get("line") else ""),
+        f"- The live auditor's largest lag: {found['max_lag'].get('auditor')} records, "
+        f"{found.get('auditor_max_lag_s')} s",
         "",
         *[f"![{p}]({p})" for p in plots],
         "",

@@ -7,7 +7,6 @@ import argparse
 import asyncio
 import json
 import logging
-import resource
 import subprocess
 import sys
 import time
@@ -18,8 +17,8 @@ from holdem.client import Operator
 from holdem.core.contracts import TableTerms, TimeoutPolicy
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
-from holdem.harness.audit import audit_run
 from holdem.harness.chaos import Figures, Supervisor
+from holdem.harness.chaos_auditor import LiveAuditor
 from holdem.harness.soak.config import NAMES, PARTITIONS, TABLES, Config, Samples
 from holdem.harness.soak.load import Load
 from holdem.harness.soak.plots import plot
@@ -28,6 +27,7 @@ from holdem.harness.soak.sampling import Sampler
 from holdem.harness.soak.statistics import figures
 from holdem.harness.soak.verdict import verdict
 from holdem.ops.broker import LocalBroker
+from holdem.ops.create_topics import ensure_findings_topic
 from holdem.ops.launcher import Launcher
 from holdem.runtime.topic_setup import ensure_topics
 
@@ -61,7 +61,11 @@ async def soak(config: Config) -> dict[str, Any]:
         prefix = topics.prefix
         await ensure_topics(principals["admin"], topics, partitions=PARTITIONS, wait=60)
         await asyncio.to_thread(broker.authorize, prefix)
+        await ensure_findings_topic(principals["admin"], topics)
         assert broker.bootstrap is not None
+        # The live auditor (holdem-auditor, its own read-only principal) folds the log as it is
+        # written, from the first record: the soak's audit (issue 31 item 5).
+        auditor = LiveAuditor.of(principals["auditor"], topics, config.log_dir)
         launcher = Launcher(
             broker.bootstrap, config.log_dir, prefix, PARTITIONS, credentials=principals
         )
@@ -70,6 +74,7 @@ async def soak(config: Config) -> dict[str, Any]:
         await launcher.start(NAMES)
         for label in set(launcher.services) - set(NAMES):
             launcher.services[label].retired = True
+        auditing = asyncio.create_task(auditor.supervise())
         try:
             async with Operator(principals["admin"], topics, PARTITIONS) as admin:
                 for n in range(TABLES):
@@ -77,7 +82,9 @@ async def soak(config: Config) -> dict[str, Any]:
             async with Operator(principals["operator"], topics, PARTITIONS) as operator:
                 load = Load(operator, config, samples, topics.prefix[-8:])
                 await load.fund()
-                sampler = Sampler(config, samples, launcher, broker, principals["admin"], topics)
+                sampler = Sampler(
+                    config, samples, launcher, broker, principals["admin"], topics, auditor
+                )
                 # A service that exits (exit 70: fenced, evicted, a broken invariant) is started
                 # again, as its supervisor would in production; each such exit is a failure
                 # of the run, and the run goes on to show what followed.
@@ -96,19 +103,26 @@ async def soak(config: Config) -> dict[str, Any]:
                 watch.cancel()
                 seconds = time.monotonic() - began
             alive = {label: launcher.services[label].alive for label in NAMES}
+            # The auditor to the log's end, stopped (its last checkpoint written), and its
+            # fold's verdict over the whole log read from that checkpoint.
+            audit_began = time.monotonic()
+            line, problems = await auditor.finish(principals["admin"], topics)
+            caught_up = time.monotonic() - audit_began
+            report = auditor.final_report(topics)
         finally:
+            auditor.stopping = True
+            auditing.cancel()
+            await auditor.process.stop()
             await launcher.stop()
-        audit_began = time.monotonic()
-        report = await audit_run(principals["admin"], topics)
         audit = {
-            "ok": report.ok,
+            "ok": report.ok and not problems,
+            "by": "the live auditor",
             "records": report.records,
             "rounds": report.rounds,
             "ended": report.ended,
-            "violations": report.violations[:10],
-            "seconds": round(time.monotonic() - audit_began, 1),
-            # The audit holds every record of the run in memory: what bounds a soak's length.
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+            "violations": (problems + report.violations)[:10],
+            "seconds": round(caught_up, 1),  # from the load's end to the auditor at the log's
+            "line": line,
         }
     finally:
         await asyncio.to_thread(broker.down, wipe=True)

@@ -15,6 +15,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from holdem.client import KafkaConnection
 from holdem.core.wire.connection import start_or_close
 from holdem.core.wire.topics import Topics
+from holdem.harness.chaos_auditor import LiveAuditor, scrape
 from holdem.harness.soak.config import ERROR_LINE, NAMES, PARTITIONS, RETRY_LINE, Config, Samples
 from holdem.ops.broker import LocalBroker
 from holdem.ops.launcher import Launcher
@@ -88,11 +89,16 @@ class Sampler:
         broker: LocalBroker,
         admin: KafkaConnection,
         topics: Topics,
+        auditor: LiveAuditor,
     ) -> None:
         self.config, self.samples, self.launcher = config, samples, launcher
         self.broker, self.admin, self.topics = broker, admin, topics
+        self.auditor = auditor
         self.read_to: dict[str, int] = {}
         self.began = time.monotonic()
+
+    def auditor_pid(self) -> int | None:
+        return self.auditor.process.pid if self.auditor.process.alive else None
 
     def broker_pid(self) -> int | None:
         try:
@@ -104,7 +110,7 @@ class Sampler:
         at = time.monotonic() - self.began
         running = {label: self.launcher.services[label] for label in NAMES}
         pids = {label: s.pid for label, s in running.items()}
-        pids |= {"broker": self.broker_pid(), "load": os.getpid()}
+        pids |= {"broker": self.broker_pid(), "load": os.getpid(), "auditor": self.auditor_pid()}
         for label, pid in pids.items():
             mb = rss_mb(pid)
             if mb is not None:
@@ -114,7 +120,13 @@ class Sampler:
             self.samples.lag.setdefault(name, []).append((at, lag))
         for topic, mb in topic_sizes(self.broker.run_dir / "data", prefix).items():
             self.samples.topic_mb.setdefault(topic, []).append((at, round(mb, 2)))
-        for label, service in running.items():
+        metrics = await asyncio.to_thread(scrape, self.auditor.port)
+        if "holdem_audit_lag_records" in metrics:
+            self.samples.lag.setdefault("auditor", []).append(
+                (at, int(metrics["holdem_audit_lag_records"]))
+            )
+            self.samples.auditor_lag_s.append((at, metrics["holdem_audit_lag_seconds"]))
+        for label, service in [*running.items(), ("auditor", self.auditor.process)]:
             with service.log_path.open("rb") as log:
                 log.seek(self.read_to.get(label, 0))
                 text = log.read()

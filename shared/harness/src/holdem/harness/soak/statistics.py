@@ -8,9 +8,9 @@ from typing import Any
 
 from holdem.harness.load import percentile
 from holdem.harness.soak.config import (
+    FLAT_JUDGED,
     FLAT_MB_PER_H,
     JUDGED_MINUTES,
-    NAMES,
     P99_DRIFT,
     TOPIC_GROWTH,
     Config,
@@ -47,7 +47,7 @@ def figures(
         kept = [(t, v) for t, v in points if t >= begins] or points
         slope = slope_per_hour([(t, v) for t, v in kept if t >= tail_from])
         memory[label] = {
-            "service": label in NAMES,
+            "service": label in FLAT_JUDGED,
             "first_mb": kept[0][1],
             "last_mb": kept[-1][1],
             "max_mb": peak(kept),
@@ -96,6 +96,7 @@ def figures(
         "latency": latency,
         "p99_drift_limit": P99_DRIFT,
         "max_lag": {name: max(v for _, v in points) for name, points in samples.lag.items()},
+        "auditor_max_lag_s": max((v for _, v in samples.auditor_lag_s), default=None),
         "topics_mb": sizes,
         "topic_growth_limit": TOPIC_GROWTH,
         "errors": len(samples.errors),
