@@ -9,7 +9,7 @@ PROMTOOL = "$$(deploy/prometheus/provision.sh)/promtool"
 SHUFFLES ?= 10000000
 OUT ?= rng-report
 SOAK_MINUTES ?= 60
-SOAK_RATE ?= 80
+SOAK_RATE ?= 150
 SOAK_WARMUP ?= 15
 SCALE_INSTANCES ?= 1,2,4
 
