@@ -90,7 +90,15 @@ class LiveAuditor:
     stopping: bool = False
 
     @classmethod
-    def of(cls, connection: KafkaConnection, topics: Topics, log_dir: Path) -> LiveAuditor:
+    def of(
+        cls,
+        connection: KafkaConnection,
+        topics: Topics,
+        log_dir: Path,
+        checkpoint_s: float = CHECKPOINT_S,
+    ) -> LiveAuditor:
+        """``checkpoint_s``: chaos's short interval by default (a kill -9 loses little); a
+        steady run passes the service's own (writing the fold costs about a second)."""
         port = _loopback_port()
         checkpoint_dir = log_dir / "auditor-checkpoint"
         env = {
@@ -103,7 +111,7 @@ class LiveAuditor:
             "PYTHONUNBUFFERED": "1",
         }
         argv = [sys.executable, "-m", "holdem.harness.auditor_service"]
-        argv += ["--grace-s", str(GRACE_S), "--checkpoint-s", str(CHECKPOINT_S)]
+        argv += ["--grace-s", str(GRACE_S), "--checkpoint-s", str(checkpoint_s)]
         process = ServiceProcess("auditor", env, log_dir / "auditor.log", argv=argv)
         return cls(process, port, checkpoint_dir)
 

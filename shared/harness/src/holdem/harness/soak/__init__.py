@@ -13,8 +13,9 @@ operator's client sees them.
 The hour is measured after ``--warmup-minutes`` of the same load: the services' state is bounded
 (ADR 010) but starts empty, and it fills to its bounds as every player reaches the rounds and
 command ids the wallet keeps of him (his last 512 commands: players x 512 / rate seconds, 12.8
-minutes at any rate, the players being 1.5 x the rate). Memory that grows until then is the bound being reached, not a leak; what the
-soak judges is whether anything still grows once it is reached.
+minutes at any rate, the players being 1.5 x the rate). Memory that grows until then is the
+bound being reached, not a leak; what the soak judges is whether anything still grows once it is
+reached.
 
 The live auditor (``holdem-auditor``, its own read-only principal, ADR 044's checkpoint in the
 run's logs) folds every record as it is written, warm-up included; its memory and lag are

@@ -17,6 +17,7 @@ from holdem.client import Operator
 from holdem.core.contracts import TableTerms, TimeoutPolicy
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics
+from holdem.harness.auditor_service import CHECKPOINT_S as AUDITOR_CHECKPOINT_S
 from holdem.harness.chaos import Figures, Supervisor
 from holdem.harness.chaos_auditor import LiveAuditor
 from holdem.harness.soak.config import NAMES, PARTITIONS, TABLES, Config, Samples
@@ -64,8 +65,11 @@ async def soak(config: Config) -> dict[str, Any]:
         await ensure_findings_topic(principals["admin"], topics)
         assert broker.bootstrap is not None
         # The live auditor (holdem-auditor, its own read-only principal) folds the log as it is
-        # written, from the first record: the soak's audit (issue 31 item 5).
-        auditor = LiveAuditor.of(principals["auditor"], topics, config.log_dir)
+        # written, from the first record: the soak's audit (issue 31 item 5). It checkpoints as
+        # deployed (every 30 s), not as often as chaos has it.
+        auditor = LiveAuditor.of(
+            principals["auditor"], topics, config.log_dir, checkpoint_s=AUDITOR_CHECKPOINT_S
+        )
         launcher = Launcher(
             broker.bootstrap, config.log_dir, prefix, PARTITIONS, credentials=principals
         )
