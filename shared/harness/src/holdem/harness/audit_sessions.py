@@ -6,7 +6,7 @@ round of an ended session decided exactly once (the decision that finished it, o
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from holdem.core.contracts import Called, Dealt, Folded, RoundVoided, SessionEnded, SessionStarted
@@ -29,13 +29,24 @@ class Session:
     owner: str | None = None
     started: int = 0
     ended: int = 0
-    rounds: dict[str, list[int]] = field(default_factory=dict)  # round -> [decided, voided]
+
+
+@dataclass
+class Tally:
+    """A dealt round of a session: its decisions and voids so far."""
+
+    session_id: str
+    decided: int = 0
+    voided: int = 0
 
 
 class SessionWatch:
     """The sessions audit one rounds record at a time (a player's in partition order). Open
-    sessions are held until they end; ended ones in an exact window of the latest, judged when
-    they leave it (a decision may follow the end that forced it)."""
+    sessions are held until they end, ended ones in an exact window of the latest (a session
+    started or ended again within it is named). A session's dealt rounds are held in an exact
+    window of the latest rounds, each judged when it leaves it, against its session as it is
+    then (a decision may follow the end that forced it): the state held is bounded by the
+    windows, not by the length of a session or of the log."""
 
     # The types ``feed`` acts on (see ForcedWatch.READS).
     READS: tuple[type, ...] = (SessionStarted, SessionEnded, Dealt, *_TALLIED)
@@ -43,7 +54,7 @@ class SessionWatch:
     def __init__(self, kept: int = KEPT) -> None:
         self.open: dict[str, Session] = {}
         self.ended: Window[str, Session] = Window(kept, self._judge)
-        self.round_session: dict[str, str] = {}
+        self.rounds: Window[str, Tally] = Window(kept, self._judge_round)
         self.found: list[str] = []
 
     def _session(self, session_id: str) -> Session:
@@ -75,12 +86,15 @@ class SessionWatch:
                     "not one of its player's"
                 )
                 return
-            s.rounds.setdefault(e.round_id, [0, 0])
-            self.round_session[e.round_id] = e.session_id
-        elif isinstance(e, _TALLIED) and e.round_id in self.round_session:
-            s = self._session(self.round_session[e.round_id])
-            tally = s.rounds.setdefault(e.round_id, [0, 0])
-            tally[1 if isinstance(e, RoundVoided) else 0] += 1
+            if e.round_id not in self.rounds:
+                self.rounds.put(e.round_id, Tally(e.session_id))
+        elif isinstance(e, _TALLIED):
+            tally = self.rounds.get(e.round_id)
+            if tally is not None:
+                if isinstance(e, RoundVoided):
+                    tally.voided += 1
+                else:
+                    tally.decided += 1
 
     def _judge(self, session_id: str, s: Session) -> None:
         if s.started > 1:
@@ -89,14 +103,17 @@ class SessionWatch:
             self.found.append(f"session {session_id}: ended {s.ended} times")
         if s.ended and not s.started:
             self.found.append(f"session {session_id}: ended, never started")
-        for round_id, (times, voided) in s.rounds.items():
-            self.round_session.pop(round_id, None)
-            if s.ended and (times > 1 or (times == 0 and not voided)):
-                self.found.append(
-                    f"{s.owner}/{round_id}: its session ended and it was decided {times} times"
-                )
+
+    def _judge_round(self, round_id: str, tally: Tally) -> None:
+        s = self._session(tally.session_id)
+        times = tally.decided
+        if s.ended and (times > 1 or (times == 0 and not tally.voided)):
+            self.found.append(
+                f"{s.owner}/{round_id}: its session ended and it was decided {times} times"
+            )
 
     def finish(self) -> list[str]:
+        self.rounds.drain()  # judged against their sessions' last state, before those are
         for session_id, s in list(self.open.items()):
             self._judge(session_id, s)
         self.open.clear()
