@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry
 from support.dealer import VAULT
-from support.hostile import AT, VALID, hostile_records
+from support.hostile import AT, VALID, generate, hostile_records
 from support.outbox import ListOutbox, handle
 
 from holdem.core.contracts import parse
@@ -105,3 +105,15 @@ def test_a_forged_or_broken_rounds_record_is_reported_at_most_once_and_moves_no_
     assert sum(1 for e in answered if e.type == "rejected.message") <= 1
     assert not any(e.type in MONEY for e in answered)
     _moves_on(built)
+
+
+def test_the_hostile_campaigns_records_are_drawn_without_the_random_module() -> None:
+    """``generate`` (test_hostile's 10,000 records, drawn in a process of its own) makes
+    Hypothesis's warning that a strategy used the ``random`` module an error: its strategy does
+    not use it. The records are the strategy's: as many as asked, near-valid commands and bytes,
+    on the topic's partitions."""
+    sent = generate(PARTITIONS, 300)
+    assert len(sent) == 300
+    assert all(0 <= partition < PARTITIONS for _, _, partition in sent)
+    commands = [raw for raw, _, _ in sent if raw.startswith(b'{"type": "command.')]
+    assert 0 < len(commands) < len(sent)

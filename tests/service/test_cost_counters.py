@@ -65,3 +65,17 @@ async def test_the_wallet_parses_each_record_it_reads_once_and_never_its_own_eve
     # built (holdem.runtime.echoes); it was validated once a round before.
     assert {kind: counted[kind] for kind in own if counted[kind]} == {}
     assert {kind: counted[kind] for kind in consumed} == dict.fromkeys(consumed, 1)
+
+
+def test_a_v1_round_closed_is_validated_once_as_what_it_is(validations: Counter[str]) -> None:
+    """round.closed as this release writes it (v1, ADR 032): its version is read before it is
+    validated, so it is validated once, as v1, and read as v2; it was validated twice (refused
+    as v2, then its upcast validated)."""
+    v1 = {"type": "round.closed", "version": 1, "event_id": "e1", "player_id": "p1",
+          "round_id": "r1", "occurred_at": "2026-12-02T00:00:00Z", "outcome": "settled",
+          "currency": "EUR", "staked": 1_500, "returned": 4_000}  # fmt: skip
+    message = contracts.parse("rounds", json.dumps(v1).encode())
+    assert (message.version, message.net) == (2, 2_500)
+    v2 = contracts.parse("rounds", json.dumps({**v1, "version": 2, "net": 2_500}).encode())
+    assert v2 == message
+    assert validations == Counter({"round.closed": 2})  # one each

@@ -14,9 +14,19 @@ from typing import Any
 import orjson
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 from support.wallet_histories import HISTORIES, run
 
-from holdem.core.contracts import ContractError, Mode, Reason, RoundClosed, dump, parse
+from holdem.core.contracts import (
+    UNIONS,
+    ContractError,
+    Mode,
+    Reason,
+    RoundClosed,
+    dump,
+    parse,
+)
 from holdem.core.contracts.versions import upcast
 from holdem.wallet import snapshot
 from holdem.wallet.snapshot import SnapshotError
@@ -138,3 +148,57 @@ def test_a_snapshot_version_it_does_not_know_is_refused() -> None:
             snapshot.load_state(orjson.dumps({**body, "version": version}))
     with pytest.raises(ValueError, match="v6 or v7"):
         snapshot.dump_state(run([])[0], 8)
+
+
+# How a round.closed was parsed before its version was read first: strictly as the newest, and
+# on failure its upcast, if it was an older version, strictly as the newest again. The oracle
+# of the version-first parse: the same messages, the same refusals.
+NEWEST_ONLY = TypeAdapter(UNIONS["rounds"])
+
+
+def parsed_as_before(raw: bytes) -> RoundClosed | tuple[Reason, str]:
+    try:
+        return NEWEST_ONLY.validate_json(raw, strict=True)  # type: ignore[no-any-return]
+    except ValidationError as error:
+        body = json.loads(raw)
+        newer = upcast(RoundClosed, body) if isinstance(body, dict) else None
+        if newer is not None:
+            return parsed_as_before(json.dumps(newer).encode())
+        first = error.errors()[0]
+        if first["type"] == "json_invalid" or not first["loc"]:
+            return (Reason.MALFORMED, first["msg"])
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        return (Reason.INVALID, f"{where}: {first['msg']}")
+
+
+def parsed(raw: bytes) -> Any:
+    try:
+        return parse("rounds", raw)
+    except ContractError as error:
+        return (error.reason, error.detail)
+
+
+ODD = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**13), 10**13), st.floats(allow_nan=False),
+    st.text(max_size=5), st.sampled_from([0, 1, 2, 3, 1.0, "1", "2", 1_500, 4_000, 2_500]),
+)  # fmt: skip
+FIELDS = ["version", "staked", "returned", "net", "outcome", "mode", "currency", "occurred_at",
+          "round_id", "event_id"]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    changes=st.dictionaries(st.sampled_from(FIELDS), ODD, max_size=3),
+    dropped=st.sets(st.sampled_from(FIELDS), max_size=2),
+    voided=st.booleans(),
+)
+def test_a_round_closed_of_any_version_parses_or_is_refused_as_before(
+    changes: dict[str, Any], dropped: set[str], voided: bool
+) -> None:
+    body = {**V1, "outcome": "voided", "returned": 1_500} if voided else dict(V1)
+    body = {k: v for k, v in {**body, **changes}.items() if k not in dropped}
+    raw = json.dumps(body).encode()
+    now, before = parsed(raw), parsed_as_before(raw)
+    assert now == before, body
+    if isinstance(now, RoundClosed):  # the same fields, and the same said to be set
+        assert type(now) is RoundClosed and now.model_fields_set == before.model_fields_set  # type: ignore[union-attr]

@@ -4,16 +4,21 @@ resumes reading only the rest; a checkpoint that cannot continue the audit is re
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import pickle
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_audit_fold import history
 
 from holdem.core.contracts import dump
-from holdem.harness import audit_checkpoint
+from holdem.core.wire.headers import operator_of_prefix
+from holdem.core.wire.topics import Topics
+from holdem.harness import audit_checkpoint, audit_cli
 from holdem.harness.audit_checkpoint import (
     NAME,
     CheckpointError,
@@ -235,3 +240,197 @@ def test_a_time_is_milliseconds_or_iso_8601_with_its_offset() -> None:
         parse("2026-12-05T18:00:00")
     with pytest.raises(ValueError, match="not a time"):
         parse("yesterday")
+
+
+# Every way a file can fail to be a checkpoint of this audit reaches the CLI as a typed refusal:
+# one line on stderr naming the file and why, exit 2, the file as it was.
+
+CLI_TOPICS = Topics().with_prefix("x")
+CLI_OPTIONS = {  # what ``holdem audit --checkpoint DIR --prefix x`` continues
+    "require_ended": False,
+    "operator": operator_of_prefix(CLI_TOPICS.prefix),
+    "prefix": CLI_TOPICS.prefix,
+    "roles": None,
+    "since": None,
+}
+
+
+def good_header() -> dict[str, Any]:
+    return {
+        "format": 1,
+        "code": audit_checkpoint.fingerprint(),
+        "options": CLI_OPTIONS,
+        "offsets": {"rounds/0": 5, "wallet/1": 0},
+        "until": 1_700_000_000_000,
+        "printed": ["a finding"],
+        "final": False,
+    }
+
+
+def good_fold() -> bytes:
+    fold = AuditFold(require_ended=False, operator=CLI_OPTIONS["operator"])
+    return pickle.dumps(fold, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def forge(directory: Path, header: object, state: bytes = b"", *, line: bytes = b"") -> None:
+    """A checkpoint whose SHA-256 matches, so that only the checks past the digest stand:
+    ``header`` as the header line's JSON (``line``: the line's bytes as they are)."""
+    body = (line or json.dumps(header).encode()) + b"\n" + state
+    digest = hashlib.sha256(body).hexdigest().encode()
+    (directory / NAME).write_bytes(audit_checkpoint.MAGIC + b" 1\n" + digest + b"\n" + body)
+
+
+def cli_refuses(directory: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """``holdem audit --checkpoint DIR``: exit 2 before any broker is asked, one line on stderr
+    naming the file, nothing on stdout, the file's bytes as they were; the line's reason."""
+    before = (directory / NAME).read_bytes()
+    code = audit_cli.main(["--checkpoint", str(directory), "--prefix", "x"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    [line] = err.splitlines()
+    named = f"holdem audit: checkpoint {directory / NAME} refused: "
+    assert line.startswith(named), line
+    assert (directory / NAME).read_bytes() == before
+    return line[len(named) :]
+
+
+def test_the_forged_checkpoints_below_differ_from_a_good_one_only_where_they_say(
+    tmp_path: Path,
+) -> None:
+    forge(tmp_path, good_header(), good_fold())
+    held = load(tmp_path, CLI_OPTIONS)
+    assert held is not None and isinstance(held.fold, AuditFold)
+    assert held.offsets == {("rounds", 0): 5, ("wallet", 1): 0}
+    assert (held.until, held.printed, held.final) == (1_700_000_000_000, ["a finding"], False)
+
+
+def changed(**fields: object) -> dict[str, Any]:
+    return {**good_header(), **fields}
+
+
+def without(name: str) -> dict[str, Any]:
+    return {k: v for k, v in good_header().items() if k != name}
+
+
+@pytest.mark.parametrize(
+    ("header", "why"),
+    [
+        (b"{not json", "its header is not JSON"),
+        (b"\xff\xfe{}", "its header is not JSON"),
+        (b"", "its header is not JSON"),
+        (b"[" * 100_000, "its header is not JSON"),  # nested past any parser's depth
+        ([], "its header is not a checkpoint's"),
+        ("a string", "its header is not a checkpoint's"),
+        (None, "its header is not a checkpoint's"),
+        ({}, "its header is not a checkpoint's"),
+        (without("code"), "code: Field required"),
+        (without("offsets"), "offsets: Field required"),
+        (without("final"), "final: Field required"),
+        (changed(format=2), "format: Input should be 1"),  # a header of another version
+        (changed(format="1"), "format: Input should be 1"),
+        (changed(offsets=[["rounds", 0, 5]]), "offsets"),
+        (changed(offsets={"rounds/0": "5"}), "offsets.rounds/0"),
+        (changed(offsets={"rounds/0": 5.0}), "offsets.rounds/0"),
+        (changed(offsets={"rounds/0": True}), "offsets.rounds/0"),
+        (changed(offsets={"rounds/0": -1}), "offsets.rounds/0"),
+        (changed(offsets={"rounds": 5}), "'rounds', not a role/partition"),
+        (changed(offsets={"rounds/x": 5}), "'rounds/x', not a role/partition"),
+        (changed(offsets={"/3": 5}), "'/3', not a role/partition"),
+        (changed(until="later"), "until"),
+        (changed(until=1.5), "until"),
+        (changed(printed="a finding"), "printed"),
+        (changed(printed=[1]), "printed.0"),
+        (changed(final="no"), "final"),
+        (changed(final=0), "final"),
+        (changed(options=["x"]), "options"),
+        (changed(code=7), "code"),
+    ],
+)
+def test_a_valid_digest_over_a_header_that_is_not_one_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: object, why: str
+) -> None:
+    if isinstance(header, bytes):
+        forge(tmp_path, None, good_fold(), line=header or b" ")
+    else:
+        forge(tmp_path, header, good_fold())
+    assert why in cli_refuses(tmp_path, capsys)
+
+
+@pytest.mark.parametrize(
+    ("state", "final", "why"),
+    [
+        (b"not a pickle", False, "its fold cannot be loaded"),
+        (good_fold()[:-20], False, "its fold cannot be loaded"),  # torn inside the pickle
+        (pickle.dumps({"a": 1}), False, "does not hold an audit's fold but a dict"),
+        (pickle.dumps(Record.of("rounds", 0, 0, b"{}")), False, "not hold an audit's fold"),
+        (b"", False, "final=False but it holds no fold"),
+        (good_fold(), True, "final=True but it holds a fold"),
+    ],
+)
+def test_a_valid_header_over_a_fold_that_is_not_one_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], state: bytes, final: bool, why: str
+) -> None:
+    forge(tmp_path, changed(final=final), state)
+    assert why in cli_refuses(tmp_path, capsys)
+
+
+def test_a_pickle_naming_a_holdem_class_that_is_not_there_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pickle.dumps of holdem.harness.audit.Nowhere, a class that module does not define
+    missing = b"\x80\x04\x8c\x14holdem.harness.audit\x94\x8c\x07Nowhere\x94\x93\x94."
+    forge(tmp_path, good_header(), missing)
+    assert "its fold cannot be loaded: AttributeError" in cli_refuses(tmp_path, capsys)
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"", "not a checkpoint of format 1"),
+        (b"HOLDEM-AUDIT-CHECKPOINT 1\n", "SHA-256 does not match"),  # torn after its first line
+        (b"HOLDEM-AUDIT-CHECKPOINT 2\n00\n{}\n", "not a checkpoint of format 1"),
+        (b"HOLDEM-AUDIT-CHECKPOINT 1\n" + b"0" * 64 + b"\n{}\n", "SHA-256 does not match"),
+    ],
+)
+def test_a_torn_file_another_format_or_a_bad_digest_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, why: str
+) -> None:
+    (tmp_path / NAME).write_bytes(data)
+    assert why in cli_refuses(tmp_path, capsys)
+
+
+def test_a_checkpoint_of_other_options_or_another_code_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forge(tmp_path, changed(options={**CLI_OPTIONS, "prefix": "y"}), good_fold())
+    assert "other options" in cli_refuses(tmp_path, capsys)
+    forge(tmp_path, good_header(), good_fold())
+    monkeypatch.setattr(audit_checkpoint, "fingerprint", lambda: "0" * 64)
+    assert "another version of the audit's code" in cli_refuses(tmp_path, capsys)
+
+
+def test_a_forged_fold_that_would_run_code_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "pwned"
+    forge(tmp_path, good_header(), pickle.dumps(_Boom(f"touch {marker}")))
+    assert "system: refused" in cli_refuses(tmp_path, capsys)
+    assert not marker.exists()
+
+
+def test_an_unreadable_checkpoint_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / NAME).mkdir()
+    before = sorted(tmp_path.iterdir())
+    assert audit_cli.main(["--checkpoint", str(tmp_path), "--prefix", "x"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"holdem audit: checkpoint {tmp_path / NAME} refused: cannot be read")
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_a_closed_chain_is_refused_by_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forge(tmp_path, changed(final=True))
+    assert "closed by --final" in cli_refuses(tmp_path, capsys)

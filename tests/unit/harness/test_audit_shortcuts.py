@@ -1,6 +1,7 @@
 """The audit's shortcuts (issue 31, speed) each give what the full check gives: the secrecy scan
 decodes a record only if a hidden card can be in its bytes (a ``\\u`` escape always can); a
-round's records are sorted once; an older ``round.closed`` goes straight to its upcast."""
+round's records are sorted once; an older ``round.closed`` parses as ``parse`` reads it (its
+version first, validated once: the audit's own shortcut for it moved into ``parse``)."""
 
 from __future__ import annotations
 
@@ -115,7 +116,7 @@ def test_a_rounds_records_are_sorted_once_and_judged_as_if_sorted_each_time(
     assert len(sorts) == 80  # one sort a round judged
 
 
-def test_an_older_round_closed_goes_straight_to_its_upcast_and_parses_the_same() -> None:
+def test_an_older_round_closed_parses_in_the_audit_as_parse_reads_it() -> None:
     closed = [r for r in history(40) if b'"round.closed"' in r.raw]
     assert closed and all(b'"version":1' in r.raw.replace(b" ", b"") for r in closed)
     newest = json.loads(closed[0].raw)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import structlog
 from aiokafka import TopicPartition
-from test_audit_checkpoint import _Boom, forge_payout, stamps
+from test_audit_checkpoint import _Boom, forge, forge_payout, stamps
 from test_audit_fold import history
 from test_auditor_service import Producer
 
@@ -130,6 +130,7 @@ def refused(directory: Path, records: list[Record], topics: Topics = TOPICS, **c
     assert (directory / f"{CHECKPOINT_NAME}.refused").exists()
     [line] = [line for line in logs if line["event"] == "checkpoint_refused"]
     assert line["log_level"] == "critical"
+    assert str(line["error"]).startswith("CheckpointError: ")  # load's typed refusal, as the CLI's
     return str(line["error"])
 
 
@@ -189,3 +190,28 @@ def test_no_directory_or_no_file_is_the_beginning(tmp_path: Path) -> None:
     for directory in (None, tmp_path):
         a = auditor(directory)
         assert a.resume(begins, ends, roles(a)) == begins and a.resumed == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "state", "why"),
+    [
+        (b"{not json", b"", "its header is not JSON"),
+        (b"[]", b"", "its header is not a checkpoint's"),
+        (b'{"format": 1}', b"", "code: Field required"),
+        (None, b"not a pickle", "its fold cannot be loaded"),
+        (None, b"", "final=False but it holds no fold"),
+    ],
+)
+def test_a_valid_digest_over_a_header_or_fold_that_is_not_one_is_refused(
+    tmp_path: Path, line: bytes | None, state: bytes, why: str
+) -> None:
+    options = dict(auditor(None).options)
+    header = {"format": 1, "code": audit_checkpoint.fingerprint(), "options": options,
+              "offsets": {}, "until": None, "printed": [], "final": False}  # fmt: skip
+    if line is None:
+        forge(tmp_path, header, state)
+    else:
+        forge(tmp_path, None, state, line=line)
+    (tmp_path / CHECKPOINT_NAME).unlink(missing_ok=True)
+    os.replace(tmp_path / audit_checkpoint.NAME, tmp_path / CHECKPOINT_NAME)
+    assert why in refused(tmp_path, game(5))

@@ -32,10 +32,11 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import pydantic
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from pydantic import BaseModel, ConfigDict, Field
 
 from holdem.core.wire.connection import KafkaConnection, as_connection, start_or_close
 from holdem.core.wire.topics import Topics
@@ -94,7 +95,7 @@ class _Unpickler(pickle.Unpickler):
             found = super().find_class(module, name)
             if isinstance(found, type) and getattr(found, "__module__", "").startswith("holdem."):
                 return found
-        raise CheckpointError(f"the checkpoint would build {module}.{name}: refused")
+        raise CheckpointError(f"its fold would build {module}.{name}: refused")
 
 
 def fingerprint() -> str:
@@ -171,41 +172,87 @@ def write(directory: Path, data: bytes, name: str = NAME) -> None:
 
 
 def load(directory: Path, options: Mapping[str, Any], name: str = NAME) -> Checkpoint | None:
-    """The checkpoint ``name`` in ``directory``, None if there is none; ``CheckpointError`` if
-    it is corrupt, of another code or of other options."""
+    """The checkpoint ``name`` in ``directory``, None if there is none; ``CheckpointError`` (and
+    nothing else) if it cannot continue this audit: unreadable, torn, of another format, corrupt,
+    a header that is not JSON or not a header's shape, of another code or of other options, a
+    fold that cannot be loaded or that the header contradicts. The message does not name the
+    file: the caller does (the CLI's one line, the live auditor's log). The file is not touched."""
     path = directory / name
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise CheckpointError(f"cannot read {path}: {error}") from error
+        raise CheckpointError(f"cannot be read: {error}") from error
     first, _, rest = data.partition(b"\n")
     digest, _, body = rest.partition(b"\n")
     if first != MAGIC + f" {FORMAT}".encode():
-        raise CheckpointError(f"{path} is not a checkpoint of format {FORMAT}")
+        raise CheckpointError(f"not a checkpoint of format {FORMAT} (torn, or another format)")
     if hashlib.sha256(body).hexdigest().encode() != digest:
-        raise CheckpointError(f"{path} is corrupt: its SHA-256 does not match")
+        raise CheckpointError("corrupt: its SHA-256 does not match")
     line, _, state = body.partition(b"\n")
-    header = json.loads(line)
-    if header["code"] != fingerprint():
-        raise CheckpointError(
-            f"{path} was written by another version of the audit's code: start a new chain"
-        )
-    if header["options"] != dict(options):
-        raise CheckpointError(f"{path} has other options: {header['options']} != {dict(options)}")
-    fold = None
-    if state:
-        fold = _Unpickler(io.BytesIO(state)).load()
-        if not isinstance(fold, AuditFold):
-            raise CheckpointError(f"{path} does not hold an audit's fold")
+    header = _header(line)
+    if header.code != fingerprint():
+        raise CheckpointError("written by another version of the audit's code: start a new chain")
+    if header.options != dict(options):
+        raise CheckpointError(f"it has other options: {header.options} != {dict(options)}")
+    fold = _fold(state) if state else None
+    if header.final != (fold is None):
+        held = "holds no fold" if fold is None else "holds a fold"
+        raise CheckpointError(f"its header says final={header.final} but it {held}")
     offsets = {}
-    for name, offset in header["offsets"].items():
-        role, _, p = name.rpartition("/")
-        offsets[(role, int(p))] = int(offset)
+    for key, offset in header.offsets.items():
+        role, _, p = key.rpartition("/")
+        if not role or not (p.isascii() and p.isdigit()):
+            raise CheckpointError(f"its header's offsets name {key!r}, not a role/partition")
+        offsets[(role, int(p))] = offset
     return Checkpoint(
-        header["options"], offsets, header["until"], header["printed"], header["final"], fold
+        dict(header.options), offsets, header.until, list(header.printed), header.final, fold
     )
+
+
+class _Header(BaseModel):
+    """A checkpoint's header as ``Checkpoint.header`` writes it (strict: no 1.0 for 1, no 1
+    for true)."""
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    format: Literal[1]  # FORMAT
+    code: str
+    options: dict[str, Any]
+    offsets: dict[str, Annotated[int, Field(ge=0)]]
+    until: int | None
+    printed: list[str]
+    final: bool
+
+
+def _header(line: bytes) -> _Header:
+    """The header line, or ``CheckpointError`` saying what is wrong with it (not JSON, not an
+    object, a field missing or of another type)."""
+    try:
+        return _Header.model_validate_json(line)
+    except pydantic.ValidationError as error:
+        first = error.errors()[0]
+        if first["type"] == "json_invalid":
+            raise CheckpointError(f"its header is not JSON: {first['msg']}") from None
+        where = ".".join(str(part) for part in first["loc"]) or "the header"
+        why = f"{where}: {first['msg']}"
+        raise CheckpointError(f"its header is not a checkpoint's: {why}") from None
+
+
+def _fold(state: bytes) -> AuditFold:
+    """The fold's pickle, built by ``_Unpickler``; ``CheckpointError`` for whatever stops it
+    (a class refused, a truncated or forged pickle, something else than a fold)."""
+    try:
+        fold = _Unpickler(io.BytesIO(state)).load()
+    except CheckpointError:
+        raise
+    except Exception as error:  # pickle's own, or whatever a forged stream makes a class raise
+        why = f"{type(error).__name__}: {error}"
+        raise CheckpointError(f"its fold cannot be loaded: {why}") from None
+    if not isinstance(fold, AuditFold):
+        raise CheckpointError(f"it does not hold an audit's fold but a {type(fold).__name__}")
+    return fold
 
 
 class Source(Protocol):

@@ -38,7 +38,13 @@ from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
 from holdem.harness.audit import AuditReport, audit_run
-from holdem.harness.audit_checkpoint import CheckpointError, KafkaSource, parse_time, run_period
+from holdem.harness.audit_checkpoint import (
+    NAME,
+    CheckpointError,
+    KafkaSource,
+    parse_time,
+    run_period,
+)
 from holdem.harness.audit_fold import AuditFold
 from holdem.harness.audit_stream import SHARE_LOST, ShareLostError, check_shares, stream_partial
 
@@ -170,7 +176,9 @@ def _period(
             )
         )
     except CheckpointError as error:
-        print(f"holdem audit: checkpoint refused: {error}", file=sys.stderr)
+        assert directory is not None  # a period alone has no checkpoint to refuse
+        why = " ".join(str(error).split())  # one line, whatever the reason holds
+        print(f"holdem audit: checkpoint {directory / NAME} refused: {why}", file=sys.stderr)
         return 2
     except (KafkaError, LookupError, TimeoutError) as error:
         print(f"holdem audit: cannot read the topics: {error!r}", file=sys.stderr)

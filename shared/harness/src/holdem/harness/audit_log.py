@@ -4,14 +4,12 @@ the others take these; ``holdem.harness.audit`` reads the run and runs them."""
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from holdem.core.contracts import (
-    VERSIONED,
     BetPlaced,
     Called,
     ContractError,
@@ -23,7 +21,6 @@ from holdem.core.contracts import (
     Settled,
     parse,
 )
-from holdem.core.contracts.versions import upcast
 
 RoundKey = tuple[str, str]  # (player_id, round_id)
 
@@ -51,7 +48,7 @@ class Record:
         headers: Iterable[tuple[str, bytes]] = (),
     ) -> Record:
         try:
-            message = parse(role, _upcast_older(raw))
+            message = parse(role, raw)  # an older version validated once, as what it is
         except ContractError:
             message = None
         # The dataclass's own (frozen) __init__ sets each field through object.__setattr__:
@@ -62,35 +59,6 @@ class Record:
             message=message, headers=tuple(headers),
         )  # fmt: skip
         return record
-
-
-# The types this release writes at an older version than it reads (ADR 032: round.closed at
-# version 1 during an upgrade), found by their quoted type in a record's bytes.
-OLDER_WRITTEN = {
-    f'"{name}"'.encode(): model
-    for name, model in VERSIONED.items()
-    if model.WRITES is not None and model.newest() > model.WRITES
-}
-
-
-def _upcast_older(raw: bytes) -> bytes:
-    """A record of a type written at an older version, as its newest version: what ``parse``
-    does after its strict validation of the older one fails, without that failed validation.
-    Anything else as it is (``parse`` then reads it as it would have)."""
-    if not isinstance(raw, bytes):
-        return raw
-    for marker in OLDER_WRITTEN:  # one type today: no generator per record
-        if marker in raw:
-            break
-    else:
-        return raw
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return raw
-    model = VERSIONED.get(str(body.get("type"))) if isinstance(body, dict) else None
-    newer = None if model is None else upcast(model, body)
-    return raw if newer is None else json.dumps(newer, separators=(",", ":")).encode()
 
 
 @dataclass

@@ -383,7 +383,7 @@ class Auditor:
                 log.info("checkpoint_none", path=str(path))
                 return starts
             offsets = self._offsets(checkpoint, begins, ends, roles)
-        except Exception as error:  # CheckpointError; or a forged file's damage past its digest
+        except Exception as error:  # CheckpointError for any file (load's); else a bug: refused too
             self._refuse(path, error)
             return starts
         assert checkpoint.fold is not None

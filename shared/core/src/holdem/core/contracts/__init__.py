@@ -7,10 +7,9 @@ does not declare; an event or reply ignores unknown fields (ADR 038).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Union
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, Discriminator, Field, Tag, TypeAdapter, ValidationError
 
 from holdem.core.contracts.base import (
     MAX_AMOUNT,
@@ -123,7 +122,7 @@ from holdem.core.contracts.tables import (
     TableTerms,
     TimeoutPolicy,
 )
-from holdem.core.contracts.versions import Versioned, upcast
+from holdem.core.contracts.versions import Versioned
 from holdem.core.contracts.wallet import (
     CallCaptured,
     CallHeld,
@@ -175,12 +174,38 @@ def models_of(role: str) -> tuple[type[Envelope], ...]:
     return tuple(model for model in ALL_MODELS if role == model.TOPIC)
 
 
-def _union(role: str) -> Any:
-    """What is read from topic ``role``: its one model, or the union of its models by ``type``."""
-    models = models_of(role)
+def _union(role: str, *, older: bool = False) -> Any:
+    """What is read from topic ``role``: its one model, or the union of its models by ``type``
+    (``older``: each versioned model with the models of the older versions it reads)."""
+    models: tuple[Any, ...] = models_of(role)
+    if older:
+        models = tuple(_by_version(m) if issubclass(m, Versioned) else m for m in models)
     if len(models) == 1:
         return models[0]
     return Annotated[Union[models], Field(discriminator="type")]  # noqa: UP007
+
+
+def _by_version(model: type[Versioned]) -> Any:
+    """``model`` and the models of its older versions, chosen by the record's ``version`` before
+    anything is validated (ADR 032): an older one is validated once, as what it is, then read as
+    the newest (``Versioned.from_older``). Any other version, or none, is the newest's to judge,
+    as if there were no older ones: the same acceptance and the same refusals."""
+    assert set(model.OLDER) == set(model.UPCASTS), f"{model.__name__}: a model per upcast"
+    if not model.OLDER:
+        return model
+    newest = str(model.newest())
+    choices = [Annotated[model, Tag(newest)]]
+    choices += [
+        Annotated[older, AfterValidator(model.from_older), Tag(str(version))]
+        for version, older in sorted(model.OLDER.items())
+    ]
+    tags = {version: str(version) for version in model.OLDER}
+
+    def version_of(value: Any) -> str:
+        version = value.get("version") if isinstance(value, dict) else None
+        return tags.get(version, newest) if type(version) is int else newest
+
+    return Annotated[Union[tuple(choices)], Discriminator(version_of)]  # noqa: UP007
 
 
 def _types(*models: type[Envelope]) -> frozenset[str]:
@@ -189,7 +214,10 @@ def _types(*models: type[Envelope]) -> frozenset[str]:
 
 # topic role ("commands", "rounds", ...) -> the union read from it
 UNIONS: dict[str, Any] = {role: _union(role) for role in dict.fromkeys(m.TOPIC for m in ALL_MODELS)}
-ADAPTERS: dict[str, TypeAdapter[Any]] = {role: TypeAdapter(union) for role, union in UNIONS.items()}
+# What parse validates a record of topic ``role`` with: its union, older versions included.
+ADAPTERS: dict[str, TypeAdapter[Any]] = {
+    role: TypeAdapter(_union(role, older=True)) for role in UNIONS
+}
 COMMAND_TYPES: frozenset[str] = _types(*models_of("commands"))
 ADMIN_TYPES: frozenset[str] = _types(*models_of("admin"))
 # Who answers each command, which is also its ``command_id``'s scope (ADR 022): an id is the
@@ -230,27 +258,16 @@ def parse(role: str, raw: bytes | str) -> Any:
         # Strict: exactly what the published JSON Schema allows (no 0 for a time, no 1.0 for 1).
         return adapter.validate_json(raw, strict=True)
     except ValidationError as error:
-        older = _as_newest(raw)
-        if older is not None:  # an older version its type still reads (ADR 032)
-            return parse(role, older)
         first = error.errors()[0]
         if first["type"] in {"union_tag_invalid", "union_tag_not_found"}:
             raise ContractError(Reason.UNKNOWN_TYPE, first["msg"]) from None
         if first["type"] == "json_invalid" or not first["loc"]:
             raise ContractError(Reason.MALFORMED, first["msg"]) from None
-        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        loc = first["loc"][1:]
+        if first["loc"][0] in VERSIONED and loc and isinstance(loc[0], str) and loc[0].isdigit():
+            loc = loc[1:]  # the version a versioned type's record was validated as (its tag)
+        where = ".".join(str(part) for part in loc) or "message"
         raise ContractError(Reason.INVALID, f"{where}: {first['msg']}") from None
-
-
-def _as_newest(raw: bytes | str) -> bytes | None:
-    """``raw`` as the newest version of its type, if it is an older one that type reads."""
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return None
-    model = VERSIONED.get(str(body.get("type"))) if isinstance(body, dict) else None
-    newer = None if model is None else upcast(model, body)
-    return None if newer is None else json.dumps(newer).encode()
 
 
 def type_names(*models: type[Envelope]) -> frozenset[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -156,7 +156,32 @@ def _closed_v2_as_v1(body: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in body.items() if k != "net"}
 
 
-class RoundClosed(Versioned, RoundEvent):
+class _RoundClosedOfAnyVersion(RoundEvent):
+    """What every version of ``round.closed`` holds and checks."""
+
+    type: Literal["round.closed"] = "round.closed"
+    version: int
+    outcome: Literal["settled", "voided"]
+    currency: Currency
+    mode: Mode = Mode.REAL
+    staked: Amount
+    returned: Amount
+
+    @model_validator(mode="after")
+    def _voided_returns_the_stakes(self) -> Self:
+        if self.outcome == "voided" and self.returned != self.staked:
+            raise ValueError("a voided round returns exactly what it took")
+        return self
+
+
+class RoundClosedV1(_RoundClosedOfAnyVersion):
+    """A v1 ``round.closed`` as it is on the wire (no ``net``): validated as such, then read as
+    a ``RoundClosed`` (``RoundClosed.from_older``). Not a model any service uses."""
+
+    version: Literal[1] = 1
+
+
+class RoundClosed(Versioned, _RoundClosedOfAnyVersion):
     """The round takes no more money movements: written by the wallet after its last one (the
     payout of a Settled, the refund of a RoundVoided; in seamless mode once the operator's
     wallet acknowledged the credit or rollback). One per round that took a stake. ``staked``:
@@ -166,23 +191,16 @@ class RoundClosed(Versioned, RoundEvent):
     v1 record is read with (ADR 032). This release reads both and still writes v1, so that a
     release that reads v1 only can run beside it; the next one writes v2."""
 
-    type: Literal["round.closed"] = "round.closed"
     version: Literal[2] = 2
-    outcome: Literal["settled", "voided"]
-    currency: Currency
-    mode: Mode = Mode.REAL
-    staked: Amount
-    returned: Amount
     net: Annotated[int, Field(strict=True, ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 
     UPCASTS: ClassVar[Mapping[int, Step]] = {1: _closed_v1_as_v2}
+    OLDER: ClassVar[Mapping[int, type[BaseModel]]] = {1: RoundClosedV1}
     DOWNCASTS: ClassVar[Mapping[int, Step]] = {2: _closed_v2_as_v1}
     WRITES: ClassVar[int | None] = 1
 
     @model_validator(mode="after")
-    def _voided_returns_the_stakes(self) -> RoundClosed:
-        if self.outcome == "voided" and self.returned != self.staked:
-            raise ValueError("a voided round returns exactly what it took")
+    def _net_is_the_result(self) -> Self:
         if self.net != self.returned - self.staked:
             raise ValueError("net is what the round returned less what it took")
         return self
