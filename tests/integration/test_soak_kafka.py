@@ -1,8 +1,9 @@
 """The soak's one-minute version (issue 21 item 1; `make soak` runs the hour): the report is
 written whole, nothing fails, no service logs an error, and the audit (the live auditor's, beside
-the services from the first record) is clean over more than 1,000 rounds. Its figures (memory slopes, p99 drift) are the report's, not assertions: a minute
-cannot show a slope. One minute of load, not two (issue 27 item 7): the second minute proved
-nothing the first does not, and the rounds' floor is asserted, not assumed."""
+the services from the first record) is clean over more than 1,000 rounds. Its figures (memory
+slopes, p99 drift) are the report's, not assertions: a minute cannot show a slope. One minute of
+load, not two (issue 27 item 7): the second minute proved nothing the first does not, and the
+rounds' floor is asserted, not assumed."""
 
 from __future__ import annotations
 
