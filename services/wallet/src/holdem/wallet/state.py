@@ -11,7 +11,7 @@ from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import NonNegativeInt
 
-from holdem.core.cards import Card
+from holdem.core.cards import parse_cards
 from holdem.core.contracts import (
     BetPlaced,
     CallCaptured,
@@ -407,7 +407,7 @@ def _gather(state: State, event: Dealt | Called | Folded) -> None:
         evidence.unverifiable = True
     elif evidence.reveal is None and not evidence.unverifiable:
         salt = bytes.fromhex(event.salt)
-        deck = [Card.parse(text) for text in event.deck]
+        deck = parse_cards(event.deck)
         if verify_commitment(deck, salt, evidence.commitment):
             evidence.reveal = event
 
