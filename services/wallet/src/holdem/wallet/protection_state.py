@@ -5,9 +5,10 @@ events and the dealer's session events."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Final
+from typing import Any, Final
 
 from pydantic import AwareDatetime, NonNegativeInt
 
@@ -28,6 +29,7 @@ from holdem.core.contracts import (
 from holdem.core.contracts.promotions import FreeStakeTaken
 from holdem.core.contracts.protection import Limits
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.decider import ByClass
 
 ROUNDS_OPEN_KEPT: Final = 16  # a session's rounds whose money may still move (one seat: 1-2)
 # How each movement changes the player's result (returns minus stakes), per unit of amount.
@@ -95,26 +97,49 @@ def fold_protection(
     currency of its first round and what that round has taken so far of the player's own money
     (its stakes, moved before the dealer started the session). ``free``: for a BetPlaced, what
     a promotion paid of its stakes if the wallet knows it already (a free hand, ADR 029)."""
-    if isinstance(event, LimitsSet):
-        key = (event.player_id, event.limits.currency)
-        p.limits[key] = event.limits
-        p.days.setdefault(key, Day(utc_day(event.occurred_at)))  # counted from now on
-    elif isinstance(event, PlayerBlocked):
-        p.blocked[event.player_id] = event.command_id
-    elif isinstance(event, PlayerUnblocked):
-        p.blocked.pop(event.player_id, None)
-    elif isinstance(event, RealityCheckAcknowledged):
-        play = p.plays.get((event.player_id, event.table_id))
-        if play is not None and play.session_id == event.session_id:
-            play.checked_at = max(play.checked_at, event.occurred_at)
-    elif isinstance(event, SessionStarted):
-        _start(p, event, first or ("", 0))
-    elif isinstance(event, SessionEnded):
-        _end(p, event)
-    elif isinstance(event, BetPlaced):
-        _bet(p, event, free)
-    elif isinstance(event, WalletEvent):
-        _moved(p, event)
+    _fold_of(event)(p, event, first, free)
+
+
+def _end_session(p: Protection, event: SessionEnded, first: object, free: object) -> None:
+    _end(p, event)
+
+
+def _bet_counted(p: Protection, event: BetPlaced, first: object, free: int) -> None:
+    _bet(p, event, free)
+
+
+def _move_counted(p: Protection, event: WalletEvent, first: object, free: object) -> None:
+    _moved(p, event)
+
+
+def _nothing(p: Protection, event: object, first: object, free: object) -> None:
+    """Any other message: nothing to protect."""
+
+
+def _limits(p: Protection, event: LimitsSet, first: object, free: object) -> None:
+    key = (event.player_id, event.limits.currency)
+    p.limits[key] = event.limits
+    p.days.setdefault(key, Day(utc_day(event.occurred_at)))  # counted from now on
+
+
+def _blocked(p: Protection, event: PlayerBlocked, first: object, free: object) -> None:
+    p.blocked[event.player_id] = event.command_id
+
+
+def _unblocked(p: Protection, event: PlayerUnblocked, first: object, free: object) -> None:
+    p.blocked.pop(event.player_id, None)
+
+
+def _checked(p: Protection, event: RealityCheckAcknowledged, first: object, free: object) -> None:
+    play = p.plays.get((event.player_id, event.table_id))
+    if play is not None and play.session_id == event.session_id:
+        play.checked_at = max(play.checked_at, event.occurred_at)
+
+
+def _started(
+    p: Protection, event: SessionStarted, first: tuple[str, int] | None, free: object
+) -> None:
+    _start(p, event, first or ("", 0))
 
 
 def _start(p: Protection, event: SessionStarted, first: tuple[str, int]) -> None:
@@ -191,3 +216,19 @@ def _free_stake(p: Protection, event: WalletEvent) -> None:
     play = None if where is None else p.plays.get(where)
     if play is not None and where is not None and where[0] == event.player_id:
         play.net += event.amount
+
+
+# The branch of ``fold_protection`` for each message class (chosen once per class, in order).
+_fold_of: ByClass[Callable[[Protection, Any, Any, int], None]] = ByClass(
+    [
+        (LimitsSet, _limits),
+        (PlayerBlocked, _blocked),
+        (PlayerUnblocked, _unblocked),
+        (RealityCheckAcknowledged, _checked),
+        (SessionStarted, _started),
+        (SessionEnded, _end_session),
+        (BetPlaced, _bet_counted),
+        (WalletEvent, _move_counted),
+    ],
+    _nothing,
+)

@@ -4,13 +4,14 @@ fold, in place (``holdem.core.decider``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Final, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from pydantic import NonNegativeInt
 
-from holdem.core.cards import Card
+from holdem.core.cards import parse_cards
 from holdem.core.contracts import (
     BetPlaced,
     CallCaptured,
@@ -42,6 +43,7 @@ from holdem.core.contracts.promotions import (
 from holdem.core.contracts.protection import ProtectionEvent
 from holdem.core.contracts.seamless import SeamlessCredited, SeamlessDebited, SeamlessRolledBack
 from holdem.core.contracts.wallet import WalletEvent
+from holdem.core.decider import ByClass
 from holdem.core.deck import verify_commitment
 from holdem.wallet.protection_state import Protection, fold_protection
 from holdem.wallet.seamless_state import Bridges
@@ -228,44 +230,49 @@ PROMO_DELTAS: dict[type[WalletEvent], int] = {
 def evolve(state: State, event: Message) -> State:
     """Fold one wallet event, or the Dealt/Called/Folded that prove a round's deck, into
     ``state``; a key already applied, or any other message, changes nothing."""
-    if isinstance(event, Dealt | Called | Folded):
-        _gather(state, event)
-        return state
-    if isinstance(event, BetPlaced):
-        _remember_bets(state, event)
-        known = state.round_of(event.player_id, event.round_id)
-        fold_protection(state.protection, event, free=0 if known is None else known.free_stake)
-        return state
-    if isinstance(event, SessionStarted | SessionEnded):
-        stake = state.round_of(event.player_id, event.round_id)
-        # a session's first round has taken the player's own stakes (not a free hand's)
-        first = None if stake is None else (stake.currency, stake.taken)
-        fold_protection(state.protection, event, first)
-        return state
-    if isinstance(event, ProtectionEvent):
-        # Its own record on the rounds topic comes back as an input: fold a command's once.
-        if (event.player_id, event.command_id) not in state.commands:
-            _remember_command(state, event.player_id, event.command_id, event)
-            fold_protection(state.protection, event)
-        return state
-    if isinstance(event, WalletRejected | PromoRejected):
+    _fold_of(event)(state, event)
+    return state
+
+
+def _ignore(state: State, event: object) -> None:
+    """Any other message changes nothing."""
+
+
+def _fold_bet(state: State, event: BetPlaced) -> None:
+    _remember_bets(state, event)
+    known = state.round_of(event.player_id, event.round_id)
+    fold_protection(state.protection, event, free=0 if known is None else known.free_stake)
+
+
+def _fold_session(state: State, event: SessionStarted | SessionEnded) -> None:
+    stake = state.round_of(event.player_id, event.round_id)
+    # a session's first round has taken the player's own stakes (not a free hand's)
+    first = None if stake is None else (stake.currency, stake.taken)
+    fold_protection(state.protection, event, first)
+
+
+def _fold_protection_answer(state: State, event: ProtectionEvent) -> None:
+    # Its own record on the rounds topic comes back as an input: fold a command's once.
+    if (event.player_id, event.command_id) not in state.commands:
         _remember_command(state, event.player_id, event.command_id, event)
-        return state
-    if isinstance(event, FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired):
-        _fold_campaign(state, event)
-        return state
-    if (
-        not isinstance(event, WalletEvent)
-        or (event.player_id, event.idempotency_key) in state.applied
-    ):
-        return state
-    state.applied.add((event.player_id, event.idempotency_key))
+        fold_protection(state.protection, event)
+
+
+def _fold_rejection(state: State, event: WalletRejected | PromoRejected) -> None:
+    _remember_command(state, event.player_id, event.command_id, event)
+
+
+def _fold_move(state: State, event: WalletEvent) -> None:
+    """A money movement, applied once per (player, idempotency key)."""
+    applied = (event.player_id, event.idempotency_key)
+    if applied in state.applied:
+        return
+    state.applied.add(applied)
     _move(state, event)
     fold_protection(state.protection, event)
     if event.command_id is not None:
         _remember_command(state, event.player_id, event.command_id, event)
     _track_round(state, event)
-    return state
 
 
 def _remember_bets(state: State, event: BetPlaced) -> None:
@@ -334,35 +341,57 @@ def _track_round(state: State, event: WalletEvent) -> None:
     round_id = event.round_id
     if round_id is None:
         return
-    if isinstance(event, StakeTaken | FreeStakeTaken):
-        new = Stake(event.player_id, event.currency, event.mode, event.ante, event.aa_bonus)
-        if isinstance(event, FreeStakeTaken):
-            new.campaign_id = event.campaign_id
-            _count_hand(state, event.player_id, event.campaign_id, 1)
-        state.rounds[round_id] = new
-        state.open_rounds[event.player_id] = round_id
+    change = _round_change(event)
+    if change is None:  # a stake taken: the round is open
+        _open_round(state, event, round_id)  # type: ignore[arg-type]
         return
     stake = state.round_of(event.player_id, round_id)
     if stake is None:
         return
-    if isinstance(event, FreeStakeRefunded):
-        _count_hand(state, event.player_id, event.campaign_id, -1)
     was_open = stake.status == "open"
-    if isinstance(event, CallHeld):
-        stake.call_hold, stake.call = event.amount, "held"
-    elif isinstance(event, CallCaptured):
-        stake.call = "captured"
-    elif isinstance(event, CallReleased):
-        stake.call = "released"
-    elif isinstance(event, PayoutCredited):
-        stake.status, stake.paid_by = "paid", event.causation_id
-    elif isinstance(event, StakesRefunded):
-        stake.status = "refunded"
+    change(state, stake, event)
     if was_open and stake.status != "open":
         state.evidence.pop((event.player_id, round_id), None)
         _forget_old_rounds(state, event.player_id, round_id)
     if stake.call in {"captured", "released"} or stake.status != "open":
         _close(state, event.player_id, round_id)
+
+
+def _open_round(state: State, event: StakeTaken | FreeStakeTaken, round_id: str) -> None:
+    new = Stake(event.player_id, event.currency, event.mode, event.ante, event.aa_bonus)
+    if isinstance(event, FreeStakeTaken):
+        new.campaign_id = event.campaign_id
+        _count_hand(state, event.player_id, event.campaign_id, 1)
+    state.rounds[round_id] = new
+    state.open_rounds[event.player_id] = round_id
+
+
+def _hand_back(state: State, stake: Stake, event: FreeStakeRefunded) -> None:
+    _count_hand(state, event.player_id, event.campaign_id, -1)
+
+
+def _held(state: State, stake: Stake, event: CallHeld) -> None:
+    stake.call_hold, stake.call = event.amount, "held"
+
+
+def _captured(state: State, stake: Stake, event: CallCaptured) -> None:
+    stake.call = "captured"
+
+
+def _released(state: State, stake: Stake, event: CallReleased) -> None:
+    stake.call = "released"
+
+
+def _paid(state: State, stake: Stake, event: PayoutCredited) -> None:
+    stake.status, stake.paid_by = "paid", event.causation_id
+
+
+def _refunded(state: State, stake: Stake, event: StakesRefunded) -> None:
+    stake.status = "refunded"
+
+
+def _unchanged(state: State, stake: Stake, event: WalletEvent) -> None:
+    """Any other movement of the round leaves its stake as it is."""
 
 
 def _gather(state: State, event: Dealt | Called | Folded) -> None:
@@ -378,7 +407,7 @@ def _gather(state: State, event: Dealt | Called | Folded) -> None:
         evidence.unverifiable = True
     elif evidence.reveal is None and not evidence.unverifiable:
         salt = bytes.fromhex(event.salt)
-        deck = [Card.parse(text) for text in event.deck]
+        deck = parse_cards(event.deck)
         if verify_commitment(deck, salt, evidence.commitment):
             evidence.reveal = event
 
@@ -432,3 +461,31 @@ def _forget_old_campaigns(state: State, player: dict[str, Campaign]) -> None:
         if campaign.remaining == 0:
             del player[campaign_id]
             return
+
+
+# The branch of ``evolve`` for each message class (chosen once per class, in this order).
+_fold_of: ByClass[Callable[[State, Any], None]] = ByClass(
+    [
+        (Dealt | Called | Folded, _gather),
+        (BetPlaced, _fold_bet),
+        (SessionStarted | SessionEnded, _fold_session),
+        (ProtectionEvent, _fold_protection_answer),
+        (WalletRejected | PromoRejected, _fold_rejection),
+        (FreeHandsGranted | FreeHandsCancelled | FreeHandsExpired, _fold_campaign),
+        (WalletEvent, _fold_move),
+    ],
+    _ignore,
+)
+# What a movement does to its round's stake, by class (None: it takes the stake, opening it).
+_round_change: ByClass[Callable[[State, Stake, Any], None] | None] = ByClass(
+    [
+        (StakeTaken | FreeStakeTaken, None),
+        (FreeStakeRefunded, _hand_back),
+        (CallHeld, _held),
+        (CallCaptured, _captured),
+        (CallReleased, _released),
+        (PayoutCredited, _paid),
+        (StakesRefunded, _refunded),
+    ],
+    _unchanged,
+)

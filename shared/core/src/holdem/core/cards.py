@@ -125,7 +125,11 @@ def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
         if len(compact) % 2:
             raise CardError(f"not a list of cards: {text!r}")
         return tuple(Card.parse(compact[i : i + 2]) for i in range(0, len(compact), 2))
-    return tuple(Card.parse(item) for item in text)
+    items = tuple(text)
+    cards = tuple(map(_BY_TEXT.get, items))  # a revealed deck: 52 canonical spellings, looked up
+    if None in cards:  # another spelling somewhere: each read as Card.parse reads it
+        return tuple(Card.parse(item) for item in items)
+    return cards  # type: ignore[return-value]
 
 
 def ensure_distinct(cards: Iterable[int]) -> None:

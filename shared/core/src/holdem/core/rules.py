@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from types import MappingProxyType
 from typing import Final, Literal
 
@@ -91,7 +91,15 @@ class PayTable:
 
     def bonus_tier(self, value: int) -> BonusTier | None:
         """The best AA Bonus row a five-card hand value reaches, or None if the bonus loses."""
-        return next((tier for tier in self.bonus if value >= hand_value(tier.weakest)), None)
+        for weakest, tier in self._bonus_floors:
+            if value >= weakest:
+                return tier
+        return None
+
+    @cached_property
+    def _bonus_floors(self) -> tuple[tuple[int, BonusTier], ...]:
+        """Each AA Bonus row with the value of its weakest hand (every round settled asks)."""
+        return tuple((hand_value(tier.weakest), tier) for tier in self.bonus)
 
 
 # The ante pay table on the player's final 7-card hand; "Straight or less" pays 1 to 1.

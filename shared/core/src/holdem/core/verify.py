@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol
 
-from holdem.core.cards import Card, CardError
+from holdem.core.cards import CardError, parse_cards
 from holdem.core.contracts import Called, Folded, Mode, Settled
 from holdem.core.deck import DeckError, deal, verify_commitment
 from holdem.core.errors import RoundError
@@ -35,7 +35,7 @@ def expected_settled(
     Raises ``VerificationError`` unless ``sha256(salt || deck)`` is ``commitment``.
     """
     try:
-        codes = tuple(Card.parse(text) for text in deck)
+        codes = parse_cards(deck)
         salt_bytes = bytes.fromhex(salt)
     except (CardError, ValueError):
         raise VerificationError("the revealed deck or salt cannot be read") from None

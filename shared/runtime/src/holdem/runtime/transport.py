@@ -90,7 +90,9 @@ class Consumed(Protocol):
 Batch = Mapping[Any, Sequence[Any]]  # TopicPartition -> the Consumed records fetched, in order
 # (topic, value, key, partition, headers)
 Apply = Callable[[str, bytes, bytes | None, int, Sequence[tuple[str, bytes]]], None]
-Wanted = Callable[[str, bytes | None], bool]  # (topic, the record's type header) -> parse it?
+# (topic, the record's type header) -> parse it? An answer depends on these two alone: a replay
+# asks once per pair and remembers (holdem.runtime.replay.Merge).
+Wanted = Callable[[str, bytes | None], bool]
 
 
 class Listener(Protocol):
