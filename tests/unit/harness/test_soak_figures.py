@@ -122,3 +122,25 @@ def test_a_short_run_reports_and_does_not_judge() -> None:
 def test_slope_is_least_squares_per_hour() -> None:
     assert slope_per_hour([(0, 1.0), (1800, 2.0), (3600, 3.0)]) == 2.0
     assert slope_per_hour([(0, 5.0)]) == 0.0
+
+
+def test_the_slope_is_the_floors_not_moved_by_spikes_but_growth_is_seen() -> None:
+    """The wallet's memory in the soak of 2026-12-06: a floor of 216 MB for the whole hour with
+    transient peaks of up to 90 MB (its snapshots being built), more of them early; least
+    squares over every sample read -16.8 MB/h. A floor growing 10 MB/h under the same peaks is
+    judged not flat."""
+    peaks = {n: 90.0 - n / 5 for n in range(0, 270, 9) if n < 150}  # a 10 s sample every 90 s
+
+    def spiky(t: float) -> float:
+        return 216.0 + peaks.get(round(t / 10), 0.0)
+
+    def spiky_growing(t: float) -> float:
+        return spiky(t) + 10 * t / 3600
+
+    assert slope_per_hour([(10.0 * n, spiky(10.0 * n)) for n in range(270)]) < -FLAT_MB_PER_H
+    found = run(rss={"wallet": spiky, "settlement": spiky_growing}, warmup_minutes=0)
+    assert found["memory"]["wallet"]["flat"], found["memory"]["wallet"]
+    assert [line for line in found["verdict"] if "memory" in line] == [
+        f"settlement's memory is not flat: {found['memory']['settlement']['slope_mb_per_h']} MB/h"
+    ]
+    assert 9.0 < found["memory"]["settlement"]["slope_mb_per_h"] < 11.0

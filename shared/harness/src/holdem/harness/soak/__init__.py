@@ -23,7 +23,8 @@ sampled with the services'. At the end it is waited for at the log's end and sto
 fold's verdict over the whole log (read from the checkpoint it writes when stopped) is the
 soak's audit. Then a report
 (``soak.json``, ``README.md`` and PNG plots in ``--out``) with the memory slope of each process
-over the last three quarters of the measured hour (45 minutes), the p99 of its first and last
+over the last three quarters of the measured hour (45 minutes; fitted to each two minutes'
+lowest sample, so that transient peaks do not tilt it), the p99 of its first and last
 sixth (ten minutes each), the snapshot topics' sizes, the maximum lag, the errors and the audit.
 Exits 1 when the audit finds a violation or the auditor does not reach the log's end, a round
 stalls or fails, a service ends or logs an error, or (for a measured period of at least

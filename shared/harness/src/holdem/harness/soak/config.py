@@ -21,6 +21,7 @@ ERROR_LINE = re.compile(r'"level": "(error|critical)"|Traceback \(most recent ca
 # aiokafka's warning for a produce it sends again (the broker refused it, retriably)
 RETRY_LINE = re.compile(r"retrying\. Error")
 FLAT_MB_PER_H = 5.0  # a process whose fitted RSS slope stays under this is flat
+FLOOR_S = 120.0  # the slope is fitted to each window's lowest sample: transient peaks left out
 P99_DRIFT = 1.2  # last window's p99 within 20% of the first's
 # A compacted topic is cleaned in steps (a segment closes every 10 minutes, the cleaner runs once
 # half of the log is dirty), so its size is a saw-tooth: bounded when the last third's peak stays

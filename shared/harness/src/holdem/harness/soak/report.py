@@ -19,7 +19,8 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         + ("" if found["judged"] else " (too short to judge memory, p99 and topic sizes)")
         + "".join(f"\n- {v}" for v in found["verdict"]),
         "",
-        f"## Memory (measured period; slope fitted over its last three quarters; flat: under "
+        f"## Memory (measured period; slope fitted over its last three quarters, to each two "
+        f"minutes' lowest sample; flat: under "
         f"{found['flat_threshold_mb_per_h']} MB/h, judged for the services)",
         "",
         "| process | service | first MB | last MB | max MB | slope MB/h | flat |",
