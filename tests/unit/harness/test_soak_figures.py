@@ -144,3 +144,17 @@ def test_the_slope_is_the_floors_not_moved_by_spikes_but_growth_is_seen() -> Non
         f"settlement's memory is not flat: {found['memory']['settlement']['slope_mb_per_h']} MB/h"
     ]
     assert 9.0 < found["memory"]["settlement"]["slope_mb_per_h"] < 11.0
+
+
+def test_the_report_keeps_every_memory_sample_so_a_run_can_be_judged_again() -> None:
+    # the sampler keeps a tenth of a MB, as the report does
+    spiky = {"wallet": lambda t: round(200 + (90 if t % 300 == 0 else 0) + 8 * t / 3600, 1)}
+    found = run(rss=spiky)
+    kept = found["series"]["rss_mb_samples"]
+    assert len(kept["wallet"]) == SECONDS // 10 + 1
+
+    again = Samples(rounds=2)
+    again.rss_mb = {label: [(t, v) for t, v in points] for label, points in kept.items()}
+    judged = figures(Config(out=Path("unused")), again, SECONDS, AUDIT)
+
+    assert judged["memory"] == found["memory"]

@@ -122,6 +122,11 @@ def figures(
         # per minute, for whoever wants to check a figure or plot it again
         "series": {
             "rss_mb": per_minute_last(samples.rss_mb),
+            # every sample, so that a run can be judged again (the floor fit needs them)
+            "rss_mb_samples": {
+                label: [(round(t, 1), round(v, 1)) for t, v in points]
+                for label, points in sorted(samples.rss_mb.items())
+            },
             "topic_mb": per_minute_last(samples.topic_mb),
             "p99_ms": {
                 k: [(t, round(v, 1)) for t, v in p]
