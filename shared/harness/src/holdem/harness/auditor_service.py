@@ -23,7 +23,8 @@ the grace plus the fold's quiet time of its last record, not only when later rec
 
 Not live: the checks that conclude only at the end of a period (money conserved across
 partitions, the tables', sessions' and event ids' end checks): ``holdem audit`` over the period.
-Exit 0 on SIGTERM or SIGINT; 2 on a bad setting or a missing topic; 70 when Kafka fails."""
+Exit 0 on SIGTERM or SIGINT; 2 on a bad setting or a missing topic; 70 when Kafka fails, or when
+a stop outlasts ``STOP_BOUND_S`` (a broker gone, say: it is logged, and the process ends)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import contextlib
 import hashlib
 import heapq
 import json
+import logging
 import os
 import signal
 import sys
@@ -63,10 +65,14 @@ from holdem.harness.audit_read import read_topic
 from holdem.harness.audit_stream import BUFFERED, _partition_counts, _record
 from holdem.ops.acl import AUDITOR_GROUP, AUDITOR_READS, findings_topic
 from holdem.runtime.logging import configure_logging
+from holdem.runtime.stopping import StopWatch
 
 SERVICE = "auditor"
 GRACE_S = 30.0  # the wall clock less this is the fold's clock on a quiet log
 METRICS_PORT = 9107  # HOLDEM_METRICS_PORT's default here (9101-9106: the services, back office)
+# From a stop signal to the process's end: the last findings, the fold's checkpoint (1-3 s at
+# 22 MB, the soak's), the offsets; below the launcher's 15 s grace and compose's 30 s.
+STOP_BOUND_S = 12.0
 TICK_S = 1.0  # between two looks at a quiet log (tick, lag, commit)
 FETCH_MS = 500
 HOLD_S = 5.0  # longest a partition still behind its end holds the others back (record time)
@@ -593,10 +599,26 @@ def main(argv: list[str] | None = None) -> int:
     return asyncio.run(_serve(auditor))
 
 
-async def _serve(auditor: Auditor) -> int:
+def _hung() -> None:
+    logging.shutdown()
+    os._exit(EXIT_KAFKA)
+
+
+async def _serve(auditor: Auditor, stop_bound_s: float = STOP_BOUND_S) -> int:
+    """Run until SIGINT/SIGTERM; from the signal to the process's end within ``stop_bound_s``
+    (``holdem.runtime.stopping``, as the services'), or status 70: a stop whose broker is gone
+    (the last findings and the group's offsets cannot be sent) must not keep it up for ever."""
     loop = asyncio.get_running_loop()
+    watch: list[StopWatch] = []
+
+    def stop() -> None:
+        auditor.stop.set()
+        if not watch:  # the first signal starts the bound; the process's end keeps it
+            watch.append(StopWatch(SERVICE, stop_bound_s, _hung, until_exit=True))
+            watch[0].__enter__()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, auditor.stop.set)
+        loop.add_signal_handler(sig, stop)
     try:
         await auditor.run()
     except LookupError as error:  # a topic missing: not created yet, or another prefix
