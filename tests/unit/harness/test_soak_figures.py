@@ -4,6 +4,7 @@ topic must not keep growing, and a run too short to show a slope is reported, no
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from holdem.harness.soak import (
     Samples,
     figures,
     markdown,
+    parse_args,
     slope_per_hour,
     verdict,
 )
@@ -158,3 +160,14 @@ def test_the_report_keeps_every_memory_sample_so_a_run_can_be_judged_again() -> 
     judged = figures(Config(out=Path("unused")), again, SECONDS, AUDIT)
 
     assert judged["memory"] == found["memory"]
+
+
+def test_settings_alone_make_no_log_directory(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    Config()
+    parse_args(["--minutes", "1"])
+    assert list(tmp_path.iterdir()) == []  # each used to leave an empty holdem-soak-* behind
+
+    made = Config().logs()
+    assert made.parent == tmp_path and made.name.startswith("holdem-soak-")
+    assert Config(log_dir=tmp_path / "given").logs() == tmp_path / "given"

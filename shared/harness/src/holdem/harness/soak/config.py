@@ -44,7 +44,12 @@ class Config:
     void_every: int = 500
     session_every: int = 100  # rounds a player plays before ending his session
     step_s: float = 60.0
-    log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="holdem-soak-")))
+    # The services', broker's and auditor's logs; none: a temporary directory made when the soak
+    # starts (not when a Config is made: every `--help` and test left an empty one behind).
+    log_dir: Path | None = None
+
+    def logs(self) -> Path:
+        return self.log_dir or Path(tempfile.mkdtemp(prefix="holdem-soak-"))
 
 
 @dataclass

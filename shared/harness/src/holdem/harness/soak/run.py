@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import logging
 import subprocess
@@ -54,7 +55,8 @@ def git_head() -> str:
 
 async def soak(config: Config) -> dict[str, Any]:
     """Run the soak and write its report; the figures (``verdict``: what failed)."""
-    broker = LocalBroker(config.log_dir / "kafka")
+    log_dir = config.logs()
+    broker = LocalBroker(log_dir / "kafka")
     try:
         await asyncio.to_thread(broker.up)
         principals = broker.principals()
@@ -68,11 +70,9 @@ async def soak(config: Config) -> dict[str, Any]:
         # written, from the first record: the soak's audit (issue 31 item 5). It checkpoints as
         # deployed (every 30 s), not as often as chaos has it.
         auditor = LiveAuditor.of(
-            principals["auditor"], topics, config.log_dir, checkpoint_s=AUDITOR_CHECKPOINT_S
+            principals["auditor"], topics, log_dir, checkpoint_s=AUDITOR_CHECKPOINT_S
         )
-        launcher = Launcher(
-            broker.bootstrap, config.log_dir, prefix, PARTITIONS, credentials=principals
-        )
+        launcher = Launcher(broker.bootstrap, log_dir, prefix, PARTITIONS, credentials=principals)
         samples = Samples()
         restarts = Figures("soak")
         await launcher.start(NAMES)
@@ -184,6 +184,7 @@ def parse_args(argv: list[str] | None) -> Config:
 
 def main(argv: list[str] | None = None) -> int:
     config = parse_args(argv)
+    config = dataclasses.replace(config, log_dir=config.logs())
     logging.getLogger("aiokafka").setLevel(logging.CRITICAL)
     print(
         f"soak: {config.warmup_minutes:g} min of warm-up, then {config.minutes:g} min measured, "
