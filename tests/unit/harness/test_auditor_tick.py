@@ -13,6 +13,7 @@ from holdem.harness.audit_log import Record
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 from bench_replay import NOW, generate
+from bench_replay import deposit as deposit_of
 
 T0 = 1_000_000_000  # record time of the first record, ms
 HOUR_MS = 3_600_000
@@ -77,3 +78,23 @@ def test_an_answered_round_done_is_judged_once_quiet_on_the_wall_clock() -> None
     assert fold.pending == {}
     assert [f for f in fold.found if "never-bet" in f], fold.found
     assert fold.clock == T0
+
+
+def test_a_bet_answered_after_a_busy_logs_quiet_time_is_not_judged_before_its_answer() -> None:
+    """The soak of 2026-12-06: a wallet more than the quiet time behind the rest of the log
+    answered a PlaceBet after the sweep (every 1,024 records, on record time) had judged the
+    command alone; every record of that sound round was then reported late."""
+    deposit, command, *answers = one_round()
+    fold = AuditFold(quiet_ms=5_000)
+    fold.feed(deposit)
+    fold.feed(command)
+    for n in range(1_100):  # the rest of the log moves on: 6.6 s of other players' deposits
+        other = dump(deposit_of(f"f{n:04d}", 100))
+        fold.feed(Record.of("wallet", 1, n, other, command.timestamp + 10 + 6 * n))
+    assert fold.clock > command.timestamp + 5_000 and fold.records > 1_024
+    late = command.timestamp + 7_000
+    for n, record in enumerate(answers):  # the wallet answers, 7 s after the command
+        fold.feed(Record.of(record.role, record.partition, record.offset, record.raw, late + n))
+    report = fold.report()
+    assert fold.found == [], fold.found[:5]
+    assert report.ok and report.rounds == report.ended == 1, report

@@ -177,9 +177,14 @@ class AuditFold:
         self.peak = max(self.peak, len(self.pending))
 
     def _sweep(self) -> None:
-        """Judge every round done and quiet for ``quiet_ms`` of record time."""
+        """Judge every round done and quiet for ``quiet_ms`` of record time that some service has
+        answered. A round of commands only waits, as on ``tick``: a wallet more than ``quiet_ms``
+        behind the rest of the log (the soak of 2026-12-06 at load 14) answers its bet later,
+        and judging the bet alone reported every record of a sound round as late (86 rounds,
+        774 findings, every round ended). One never answered is judged when it leaves the window
+        of open rounds, or at the end of the period."""
         horizon = self.clock - self.quiet_ms
-        ready = [k for k, p in self.pending.items() if p.last <= horizon and p.done()]
+        ready = [k for k, p in self.pending.items() if p.served and p.last <= horizon and p.done()]
         for key in ready:
             self._judge(key, self.pending.pop(key))
 
