@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from holdem.core.cards import Card
+from holdem.core.cards import Card, parse_cards
 from holdem.core.contracts import (
     Called,
     DeckSealed,
@@ -37,6 +37,7 @@ from holdem.harness.audit_seamless import seamless_violations
 from holdem.harness.audit_watches import WRITTEN_OUTSIDE, EventIdWatch, Watches
 
 OPERATOR_VISIBLE = ("commands", "rounds", "wallet", "rejected")  # everything but the vault
+OWN_ROUND = ("rounds", "wallet")  # a parsed record of these names its round as its JSON does
 CARD = re.compile(r"^[2-9TJQKA][cdhs]$")
 # The dealer's vault opener (a DeckSealed to its card texts), for audits that hold the key.
 Unseal = Callable[[DeckSealed], Sequence[str]]
@@ -234,7 +235,7 @@ def _deck_violations(log: RoundLog, decision: Called | Folded) -> Iterator[str]:
         yield f"{decision.type} without a Dealt commitment"
         return
     dealt = log.dealt[0]
-    deck = [Card.parse(text) for text in decision.deck]
+    deck = list(parse_cards(decision.deck))  # Card.parse of each, the canonical ones looked up
     if not verify_commitment(deck, bytes.fromhex(decision.salt), dealt.commitment):
         yield "revealed deck does not verify against the Dealt commitment"
         return
@@ -276,16 +277,23 @@ def _secrecy_violations(
     spelled: dict[RoundKey, tuple[bytes, ...]] = {}  # a round's hidden cards as bytes, once
     found = []
     for record in records:  # in log order (round_violations')
-        if record.role not in OPERATOR_VISIBLE:
+        role = record.role
+        if role not in OPERATOR_VISIBLE:
             continue
         value = None
-        key = _own_round(record)
-        if key is None:  # named in what it carries (a rejection's raw): read its JSON
+        m = record.message
+        # The round of a rounds or wallet record that parsed (its JSON names the same one),
+        # worked out here and not by a call: this runs for every record of a round.
+        if role in OWN_ROUND and isinstance(m, Message) and m.round_id:
+            key: RoundKey | None = (m.player_id, m.round_id)
+        else:  # named in what it carries (a rejection's raw): read its JSON
             value = json_of(record.raw)
             key = round_key_of(value)
-        if key is None or not secrets.get(key) or _after_decision(record, rounds[key]):
+        if key is None:
             continue
-        hidden = secrets[key]
+        hidden = secrets.get(key)
+        if not hidden or _after_decision(record, rounds[key]):
+            continue
         if value is None:
             texts = spelled.get(key)
             if texts is None:
@@ -310,15 +318,7 @@ def could_hold(raw: bytes | str, cards: Iterable[str]) -> bool:
 def _could_hold(raw: bytes | str, cards: tuple[bytes, ...]) -> bool:
     """``could_hold`` with the cards' text already encoded (a round's, once for its records)."""
     data = raw.encode() if isinstance(raw, str) else raw
-    return b"\\u" in data or any(card in data for card in cards)
-
-
-def _own_round(record: Record) -> RoundKey | None:
-    """The round of a rounds or wallet record that parsed (its JSON names the same one)."""
-    m = record.message
-    if record.role in ("rounds", "wallet") and isinstance(m, Message) and m.round_id:
-        return (m.player_id, m.round_id)
-    return None
+    return b"\\u" in data or any(map(data.__contains__, cards))  # no generator: most records
 
 
 def _secret_cards(log: RoundLog, unseal: Unseal | None) -> set[str]:

@@ -154,8 +154,8 @@ class AuditFold:
         key = _key_of(record)
         if key is not None:
             self._hold(key, record)
-        if record.role != "tables":  # read whole and first by every share: not the log's time
-            self.clock = max(self.clock, record.timestamp)
+        if record.role != "tables" and record.timestamp > self.clock:  # tables: read whole
+            self.clock = record.timestamp  # and first by every share: not the log's time
         if self.records % SWEEP_EVERY == 0:
             self._sweep()
 
@@ -172,9 +172,10 @@ class AuditFold:
             if len(self.pending) > self.open_rounds:
                 oldest = next(iter(self.pending))
                 self._judge(oldest, self.pending.pop(oldest))
+            if len(self.pending) > self.peak:  # only a new round adds to those held
+                self.peak = len(self.pending)
         pending.add(record)
         self.seamless = self.seamless or pending.seamless
-        self.peak = max(self.peak, len(self.pending))
 
     def _sweep(self) -> None:
         """Judge every round done and quiet for ``quiet_ms`` of record time that some service has

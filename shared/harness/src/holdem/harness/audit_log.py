@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from holdem.core.contracts import (
@@ -94,9 +95,12 @@ def part_of(cls: type) -> str:
     return ""
 
 
+LOG_ORDER = attrgetter("role", "partition", "offset")  # a record's place in the log
+
+
 def in_log_order(records: Iterable[Record]) -> list[Record]:
     """The records sorted by topic, partition and offset: the order every check reads them in."""
-    return sorted(records, key=lambda r: (r.role, r.partition, r.offset))
+    return sorted(records, key=LOG_ORDER)
 
 
 def rounds_of(records: Iterable[Record], *, ordered: bool = False) -> dict[RoundKey, RoundLog]:

@@ -61,6 +61,11 @@ _LISTS: dict[type[Any], str] = {
 }
 
 
+# Tuples, not unions: ``isinstance`` of a union built at each call costs about 1 µs more.
+RETURNED = (PayoutCredited, CallReleased)  # what a credit owes back
+ANSWERS = (Debited, DebitRejected)  # the operator's answers to a debit
+
+
 def trails(
     messages: Iterable[Message], replies: Iterable[SeamlessReply] = ()
 ) -> dict[RoundKey, Trail]:
@@ -72,7 +77,7 @@ def trails(
         name = _LISTS.get(type(m))
         if name is not None:
             getattr(trail, name).append(m)
-        if isinstance(m, PayoutCredited | CallReleased):
+        if isinstance(m, RETURNED):
             trail.returned += m.amount
     for reply in replies:
         if isinstance(reply, Debited) and (reply.player_id, reply.round_id) in found:
@@ -158,7 +163,7 @@ def _reply_violations(replies: list[SeamlessReply]) -> Iterator[str]:
     """The operator's answers to one debit agree with one another."""
     answers: dict[str, set[str]] = defaultdict(set)
     for reply in replies:
-        if isinstance(reply, Debited | DebitRejected):
+        if isinstance(reply, ANSWERS):
             answers[reply.tx_id].add(reply.type)
     for tx, kinds in sorted(answers.items()):
         if len(kinds) > 1:

@@ -33,10 +33,8 @@ class EventIdWatch:
             return
         # Where it was, as a tuple: the text is made only for a finding (most records have none).
         where = (record.role, record.partition, record.offset)
-        first = self.seen.get(event_id)
-        if first is None:
-            self.seen.put(event_id, where)
-        elif first != where:
+        first = self.seen.first(event_id, where)
+        if first is not None and first != where:
             self.found.append(f"event_id {event_id} on {_at(*first)} and again on {_at(*where)}")
 
 

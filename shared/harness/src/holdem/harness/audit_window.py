@@ -38,6 +38,17 @@ class Window(Generic[K, V]):
         while len(self._items) > self.size:
             self._leave(*self._items.popitem(last=False))
 
+    def first(self, key: K, value: V) -> V | None:
+        """The value ``key`` has, left where it is; if none, None after putting ``value`` as the
+        latest: ``get`` then ``put`` in one look-up, for a check made on every record."""
+        items = self._items
+        found = items.get(key)
+        if found is None:
+            items[key] = value
+            while len(items) > self.size:
+                self._leave(*items.popitem(last=False))
+        return found
+
     def pop(self, key: K) -> V | None:
         return self._items.pop(key, None)
 
