@@ -1,8 +1,7 @@
 """deploy/docker/stack.sh up's own steps (issue 30 item 1), against a stand-in `docker` that
 records what it is asked: a taken host port stops the run before any engine or build and names
 the variable to set; a failed `compose up` takes the half-started stack down; a good one writes
-the operator's env file and removes the images the rebuild left dangling; `build` (make test's
-background build) builds and starts nothing."""
+the operator's env file and removes the images the rebuild left dangling."""
 
 from __future__ import annotations
 
@@ -55,9 +54,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def run_up(
-    tmp_path: Path, ports: dict[str, int], command: str = "up", **env: str
-) -> subprocess.CompletedProcess[str]:
+def run_up(tmp_path: Path, ports: dict[str, int], **env: str) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     for name, text in (("docker", FAKE_DOCKER), ("dockerd", NEVER), ("apt-get", NEVER)):
@@ -65,7 +62,7 @@ def run_up(
         (bin_dir / name).chmod(stat.S_IRWXU)
     base = {k: v for k, v in os.environ.items() if not k.startswith(("HOLDEM_", "DOCKER_"))}
     return subprocess.run(
-        [str(STACK), command],
+        [str(STACK), "up"],
         env={
             **base,
             "PATH": f"{bin_dir}:{base['PATH']}",
@@ -153,12 +150,3 @@ def test_a_good_up_writes_the_operator_env_file_and_prunes_dangling_images(
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
     assert str(env_file) in done.stderr  # the run says where it is
     assert any(c.startswith("docker image prune") for c in calls(tmp_path)), calls(tmp_path)
-
-
-def test_build_builds_the_stacks_images_and_starts_nothing(tmp_path: Path) -> None:
-    done = run_up(tmp_path, {var: free_port() for var in PORT_VARS}, command="build")
-
-    assert done.returncode == 0, done.stderr
-    made = calls(tmp_path)
-    assert any(c.startswith("docker compose build") for c in made), made
-    assert not [c for c in made if c.startswith(("docker compose up", "docker run"))], made
