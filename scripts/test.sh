@@ -34,7 +34,7 @@ export DOCKER_HOST
 # its own project, then finds every layer cached). A failed build here fails no test by itself:
 # the tests' own builds say why.
 prebuild=""
-if [[ $# -eq 0 && "$marks" == "not slow" ]]; then  # the whole suite (arguments: a part of it)
+if [[ "$marks" == "not slow" ]]; then
     prebuild_log="$(mktemp -t holdem-prebuild.XXXXXX)"
     prebuild_secrets="$(mktemp -d -t holdem-prebuild-secrets.XXXXXX)"
     # A process group of its own (setsid), so that an early end of this script stops all of it.
