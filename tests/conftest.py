@@ -85,9 +85,6 @@ def dsn(postgres: Postgres) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Refuse a collection in which a test needs a broker or a database without saying so; run
-    the compose stack's tests last, in their order (``make test`` builds their images in the
-    background meanwhile: first, they waited about three minutes for them)."""
+    """Refuse a collection in which a test needs a broker or a database without saying so."""
     if found := unmarked(items):
         raise pytest.UsageError("\n".join(found))
-    items.sort(key=lambda item: item.get_closest_marker("containers") is not None)
