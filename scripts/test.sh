@@ -27,39 +27,6 @@ else
 fi
 export DOCKER_HOST
 
-# The images, built in the background while tests that need none run (the stack's first test used
-# to wait three minutes for them, the longest step of CI): the base images by name (base-images.sh
-# builds one at a time, so a test asking meanwhile waits for them), the stack's images into
-# BuildKit's cache, under a project of their own removed at the end (each test's own build, under
-# its own project, then finds every layer cached). A failed build here fails no test by itself:
-# the tests' own builds say why.
-prebuild=""
-if [[ "$marks" == "not slow" ]]; then
-    prebuild_log="$(mktemp -t holdem-prebuild.XXXXXX)"
-    prebuild_secrets="$(mktemp -d -t holdem-prebuild-secrets.XXXXXX)"
-    # A process group of its own (setsid), so that an early end of this script stops all of it.
-    COMPOSE_PROJECT_NAME=holdemprebuild HOLDEM_SECRETS_DIR="$prebuild_secrets" setsid bash -c \
-        'started=$SECONDS; deploy/docker/stack.sh build && echo "the images were built in $((SECONDS - started))s, in the background"' \
-        >"$prebuild_log" 2>&1 &
-    prebuild=$!
-    echo "make test: building the images in the background (log: $prebuild_log)"
-fi
-prebuilt() {
-    [[ -n "$prebuild" ]] || return 0
-    local status=0
-    kill -- "-$prebuild" 2>/dev/null && echo "make test: the background image build was still running: stopped" >&2
-    wait "$prebuild" || status=$?
-    if [[ $status -ne 0 ]]; then
-        echo "make test: the background image build ended with $status; its log's end:" >&2
-        tail -n 5 "$prebuild_log" >&2 || true
-    else
-        echo "make test: $(tail -n 1 "$prebuild_log")"
-    fi
-    docker image prune --all --force --filter label=com.docker.compose.project=holdemprebuild >/dev/null 2>&1 || true
-    rm -rf "$prebuild_secrets" "$prebuild_log"
-    prebuild=""
-}
-
 leftovers() {
     [[ -n "${DOCKER_HOST:-}" ]] || return 0
     local left
@@ -73,7 +40,6 @@ leftovers() {
 }
 finish() {
     local rc=$?
-    prebuilt
     leftovers || rc=1
     [[ -z "$started" ]] || deploy/docker/engine.sh down || true
     exit "$rc"

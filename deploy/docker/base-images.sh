@@ -147,11 +147,6 @@ case "$cmd" in
     build)
         docker version >/dev/null 2>&1 || die "no Docker engine answers (eval \"\$(deploy/docker/engine.sh up)\" first)"
         [[ $# -gt 0 ]] || set -- python kafka prometheus postgres
-        # One build at a time on this machine: `make test` builds them in the background while
-        # the stack's tests may ask for them; a second build waits here, then finds them built.
-        mkdir -p "$CACHE"
-        exec 8>"$CACHE/build.lock"
-        flock 8
         for image in "$@"; do
             case "$image" in
                 python | kafka | prometheus | postgres) "build_$image" ;;
