@@ -136,10 +136,13 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
     """Item 6, the timers: a round is dealt, the broker is away for longer than the table's
-    decision time (8 s here), and the player calls 2 s after the dealer makes progress again,
+    decision time (12 s here), and the player calls 2 s after the dealer makes progress again,
     after its first ticks: the player's Call plays the round. Counted in wall time, the table's
-    policy would have folded it at the dealer's first tick after the outage."""
-    timing = {"HOLDEM_DECISION_TIMEOUT_S": "8", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
+    policy would have folded it at the dealer's first tick after the outage. The decision time
+    leaves room for the dealer to see the broker gone (its ask for the log's ends times out
+    after 5 s) after the kill: with 8 s, a CI run under load once folded the round by its timer
+    before the dealer had seen the outage."""
+    timing = {"HOLDEM_DECISION_TIMEOUT_S": "12", "HOLDEM_SNAPSHOT_INTERVAL_S": "0"}
     topics, launcher = await deployment(broker, tmp_path, "timer", PARTITIONS, timing)
     names = ["dealer", "wallet", "settlement"]
     figures = Figures("timer")
@@ -157,7 +160,7 @@ async def test_a_decision_timeout_does_not_run_out_during_a_broker_outage(
             dealer = launcher.services["dealer"]
             logged = dealer.log_path.stat().st_size
             await asyncio.to_thread(broker.kill)
-            await asyncio.sleep(12.0)  # longer than the decision time
+            await asyncio.sleep(16.0)  # longer than the decision time
             await asyncio.to_thread(broker.up)
             await resumed(dealer, logged)
             await asyncio.sleep(2.0)  # the dealer ticks meanwhile
