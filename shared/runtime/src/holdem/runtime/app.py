@@ -27,6 +27,7 @@ from holdem.runtime.settings import RuntimeSettings
 from holdem.runtime.stopping import StopWatch
 from holdem.runtime.transport import Transport
 from holdem.runtime.twins import TwinWatch
+from holdem.runtime.watches import LAG_PERIOD_S
 
 log = structlog.get_logger(__name__)
 EXIT_FATAL = 70  # EX_SOFTWARE: the supervisor restarts the service
@@ -80,7 +81,7 @@ class ServiceApp:
         structlog.contextvars.bind_contextvars(tenant=settings.tenant, operator=settings.operator)
         await self.loop.start()
         self.tasks.append(asyncio.create_task(_every(spec.tick_interval_s, self._tick)))
-        self.tasks.append(asyncio.create_task(_every(5.0, self.loop.watches.measure_lag)))
+        self.tasks.append(asyncio.create_task(_every(LAG_PERIOD_S, self.loop.watches.measure_lag)))
         # The stall watch: a process up but deciding nothing exits for its supervisor.
         watches = self.loop.watches
         self.tasks.append(asyncio.create_task(_every(watches.period_s, watches.watch)))

@@ -26,6 +26,11 @@ STALL_S = 45.0
 # blocked (a long computation in the process, a machine that gave it no CPU), which is not a
 # stalled member. It restarts its clock instead of judging a stall on time it did not watch.
 LATE_S = 15.0
+LAG_PERIOD_S = 5.0  # how often the lag gauge is measured
+# The lag gauge's turn this much later than its period: the event loop was held that long (a
+# batch, a snapshot, a machine that gave the process no CPU). Logged, since the group's session
+# is 6 s: a loop held that long gets the member evicted.
+HELD_S = 2.0
 
 
 class StalledError(RuntimeError):
@@ -39,6 +44,7 @@ class Watches:
         self.group_id = group_id
         self.stall_s = STALL_S
         self._ran_at: float | None = None  # when the watch last ran
+        self._measured_at: float | None = None  # when the lag gauge was last measured
 
     @property
     def period_s(self) -> float:
@@ -134,6 +140,9 @@ class Watches:
         )
 
     async def measure_lag(self) -> None:
+        now, measured_at, self._measured_at = time.monotonic(), self._measured_at, time.monotonic()
+        if measured_at is not None and now - measured_at - LAG_PERIOD_S > HELD_S:
+            log.warning("event loop held", held_s=round(now - measured_at - LAG_PERIOD_S, 1))
         consumer = self.group.consumer
         if consumer is None:
             return
