@@ -38,7 +38,7 @@ def run(
     samples = Samples(rounds=2)
     times = range(0, int(seconds) + 1, 10)
     grow = rss or {}
-    for label in (*NAMES, "broker"):
+    for label in (*NAMES, "broker", "auditor"):
         shape = grow.get(label, lambda t: 100 + 50 * min(t, WARMUP) / WARMUP)
         samples.rss_mb[label] = [(t, shape(t)) for t in times]
     latency = step_s or (lambda t: 0.2)
@@ -61,14 +61,14 @@ def test_growth_during_the_warm_up_is_not_judged_and_a_flat_hour_passes() -> Non
     assert found["memory"]["wallet"]["first_mb"] == 150  # the window starts after the warm-up
 
 
-def test_a_state_still_filling_after_the_warm_up_is_judged_not_flat() -> None:
+def test_a_state_still_filling_after_the_warm_up_is_judged_growing() -> None:
     def filling(t: float) -> float:  # the last soak's wallet: its bounds full after 26 minutes
         return 100 + 150 * min(t, 26 * 60) / (26 * 60)
 
     found = run(rss={"wallet": filling}, warmup_minutes=0)
 
     assert found["memory"]["wallet"]["slope_mb_per_h"] > FLAT_MB_PER_H
-    assert any("wallet's memory is not flat" in line for line in found["verdict"])
+    assert any("wallet's memory grows" in line for line in found["verdict"])
     assert run(rss={"wallet": filling}, warmup_minutes=30)["verdict"] == []
 
 
@@ -81,8 +81,23 @@ def test_a_service_that_keeps_growing_fails_and_a_growing_broker_does_not() -> N
     assert found["memory"]["settlement"]["slope_mb_per_h"] == 10.0
     assert found["memory"]["broker"]["slope_mb_per_h"] == 10.0
     assert [line for line in found["verdict"] if "memory" in line] == [
-        "settlement's memory is not flat: 10.0 MB/h"
+        "settlement's memory grows: 10.0 MB/h"
     ]
+
+
+def test_memory_given_back_over_the_hour_is_reported_and_not_failed() -> None:
+    """The live auditor of 2026-12-06: 259 MB after its catch-up, 221 MB an hour later (a floor
+    falling 21.6 MB/h). Memory that falls is not memory held with the log's length."""
+
+    def giving_back(t: float) -> float:
+        return 260 - 20 * t / 3600
+
+    found = run(rss={"auditor": giving_back})
+
+    assert found["memory"]["auditor"]["slope_mb_per_h"] == -20.0
+    assert not found["memory"]["auditor"]["flat"] and not found["memory"]["auditor"]["grows"]
+    assert [line for line in found["verdict"] if "memory" in line] == []
+    assert "| falls |" in markdown(found | {"commit": "x"}, [], "make soak")
 
 
 def test_p99_of_the_last_ten_minutes_must_stay_within_a_fifth_of_the_first() -> None:
@@ -130,7 +145,7 @@ def test_the_slope_is_the_floors_not_moved_by_spikes_but_growth_is_seen() -> Non
     """The wallet's memory in the soak of 2026-12-06: a floor of 216 MB for the whole hour with
     transient peaks of up to 90 MB (its snapshots being built), more of them early; least
     squares over every sample read -16.8 MB/h. A floor growing 10 MB/h under the same peaks is
-    judged not flat."""
+    judged growing."""
     peaks = {n: 90.0 - n / 5 for n in range(0, 270, 9) if n < 150}  # a 10 s sample every 90 s
 
     def spiky(t: float) -> float:
@@ -143,7 +158,7 @@ def test_the_slope_is_the_floors_not_moved_by_spikes_but_growth_is_seen() -> Non
     found = run(rss={"wallet": spiky, "settlement": spiky_growing}, warmup_minutes=0)
     assert found["memory"]["wallet"]["flat"], found["memory"]["wallet"]
     assert [line for line in found["verdict"] if "memory" in line] == [
-        f"settlement's memory is not flat: {found['memory']['settlement']['slope_mb_per_h']} MB/h"
+        f"settlement's memory grows: {found['memory']['settlement']['slope_mb_per_h']} MB/h"
     ]
     assert 9.0 < found["memory"]["settlement"]["slope_mb_per_h"] < 11.0
 

@@ -28,7 +28,7 @@ lowest sample, so that transient peaks do not tilt it), the p99 of its first and
 sixth (ten minutes each), the snapshot topics' sizes, the maximum lag, the errors and the audit.
 Exits 1 when the audit finds a violation or the auditor does not reach the log's end, a round
 stalls or fails, a service ends or logs an error, or (for a measured period of at least
-``JUDGED_MINUTES``) the memory of a service or of the auditor is not flat, a step's p99 drifts
+``JUDGED_MINUTES``) the memory of a service or of the auditor grows, a step's p99 drifts
 past the limit or a snapshot topic keeps growing.
 
 The package by job: ``config`` (settings and what is measured), ``load`` (the open-loop load),

@@ -20,16 +20,16 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         + "".join(f"\n- {v}" for v in found["verdict"]),
         "",
         f"## Memory (measured period; slope fitted over its last three quarters, to each two "
-        f"minutes' lowest sample; flat: under "
-        f"{found['flat_threshold_mb_per_h']} MB/h, judged for the services)",
+        f"minutes' lowest sample; flat: within "
+        f"{found['flat_threshold_mb_per_h']} MB/h either way; growth is judged, for the services)",
         "",
-        "| process | service | first MB | last MB | max MB | slope MB/h | flat |",
+        "| process | service | first MB | last MB | max MB | slope MB/h | memory |",
         "|---|---|---|---|---|---|---|",
     ]
     for label, m in found["memory"].items():
         lines.append(
             f"| {label} | {'yes' if m['service'] else 'no'} | {m['first_mb']} | {m['last_mb']} "
-            f"| {m['max_mb']} | {m['slope_mb_per_h']} | {'yes' if m['flat'] else 'NO'} |"
+            f"| {m['max_mb']} | {m['slope_mb_per_h']} | {_trend(m)} |"
         )
     lines += [
         "",
@@ -79,3 +79,9 @@ def markdown(found: dict[str, Any], plots: list[str], command: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _trend(memory: dict[str, Any]) -> str:
+    if memory["grows"]:
+        return "GROWS"
+    return "flat" if memory["flat"] else "falls"

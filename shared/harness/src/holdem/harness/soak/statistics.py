@@ -69,6 +69,10 @@ def figures(
             "max_mb": peak(kept),
             "slope_mb_per_h": round(slope, 2),
             "flat": abs(slope) < FLAT_MB_PER_H,
+            # What is judged: memory that grows with the log. A floor that falls over the hour
+            # (the live auditor's of 2026-12-06: -21.6 MB/h, after its catch-up's peak) is
+            # memory given back, not held; reported, not failed.
+            "grows": slope >= FLAT_MB_PER_H,
         }
     latency = {}
     for step, points in samples.steps.items():

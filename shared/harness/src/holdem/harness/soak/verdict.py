@@ -19,8 +19,8 @@ def verdict(found: dict[str, Any]) -> list[str]:
     if not found["judged"]:
         return bad
     for label, m in found["memory"].items():
-        if m["service"] and not m["flat"]:
-            bad.append(f"{label}'s memory is not flat: {m['slope_mb_per_h']} MB/h")
+        if m["service"] and m["grows"]:
+            bad.append(f"{label}'s memory grows: {m['slope_mb_per_h']} MB/h")
     for step, s in found["latency"].items():
         if s["ratio"] is None or s["ratio"] > found["p99_drift_limit"]:
             bad.append(f"{step} p99 drifted: {s['p99_first_ms']} -> {s['p99_last_ms']} ms")
