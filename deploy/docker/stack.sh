@@ -11,6 +11,10 @@
 #                                   file, and the images the rebuild left dangling are removed
 #   stack.sh down [compose down args]  `docker compose down --volumes` (the engine stays up;
 #                                   `deploy/docker/engine.sh down` stops the one it started)
+#   stack.sh build [compose build args]  the base images and the stack's images, nothing started
+#                                   (`make test` runs it in the background beside the tests that
+#                                   need no engine, so that the stack's tests find the images built
+#                                   and BuildKit's cache warm)
 #   stack.sh env                    the export lines `up` uses (DOCKER_HOST, HOLDEM_*_IMAGE,
 #                                   HOLDEM_SECRETS_DIR), for eval before other compose commands
 #
@@ -221,9 +225,14 @@ case "$cmd" in
         export HOLDEM_SECRETS_DIR="$SECRETS"
         docker compose down --volumes "$@"
         ;;
+    build)
+        setup >&2
+        log "docker compose build (the stack's images)"
+        docker compose build "$@" >&2
+        ;;
     env)
         setup >&2
         print_env
         ;;
-    *) echo "usage: stack.sh up|down|env [compose args]" >&2; exit 2 ;;
+    *) echo "usage: stack.sh up|down|build|env [compose args]" >&2; exit 2 ;;
 esac
