@@ -4,11 +4,11 @@ commitment in Dealt, and the bets, decision and pay table, through ``settle``.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from holdem.core.cards import CardError, parse_cards
 from holdem.core.contracts import Called, Folded, Mode, Settled
-from holdem.core.deck import DeckError, deal, verify_commitment
+from holdem.core.deck import Deal, DeckError, deal, verify_commitment
 from holdem.core.errors import RoundError
 from holdem.core.rules import STANDARD, PayTable, settle
 
@@ -43,14 +43,26 @@ def expected_settled(
         raise VerificationError("the revealed deck does not verify against the Dealt commitment")
     try:
         cards = deal(codes)
+    except (DeckError, RoundError) as error:
+        raise VerificationError(f"the round cannot be settled: {error}") from None
+    return settled_of(cards, Stakes(currency, mode, ante, aa_bonus), decision, tables)
+
+
+def settled_of(
+    cards: Deal, bets: Bets, decision: Literal["call", "fold"], tables: PayTable = STANDARD
+) -> dict[str, object]:
+    """``expected_settled`` of a deck already verified and dealt (the audit's deck check did
+    both: once a round is enough)."""
+    ante, aa_bonus = bets.ante, bets.aa_bonus
+    try:
         outcome = settle(cards.player, cards.dealer, cards.board, ante, aa_bonus, decision, tables)
     except (DeckError, RoundError) as error:
         raise VerificationError(f"the round cannot be settled: {error}") from None
     return {
         **outcome.to_wire(),
         "decision": decision,
-        "currency": currency,
-        "mode": mode,
+        "currency": bets.currency,
+        "mode": bets.mode,
         "ante": ante,
         "aa_bonus": aa_bonus,
         "call": tables.call_multiple * ante if decision == "call" else 0,
@@ -69,6 +81,15 @@ class Bets(Protocol):
     def ante(self) -> int: ...
     @property
     def aa_bonus(self) -> int: ...
+
+
+class Stakes(NamedTuple):
+    """A round's stakes as values (``Bets``)."""
+
+    currency: str
+    mode: Mode
+    ante: int
+    aa_bonus: int
 
 
 def result_of(bets: Bets, commitment: str, reveal: Called | Folded) -> dict[str, object]:

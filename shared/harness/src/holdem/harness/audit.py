@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +18,8 @@ from holdem.core.contracts import (
     Settled,
 )
 from holdem.core.contracts.wallet import WalletEvent
-from holdem.core.deck import DeckError, deal, verify_commitment
-from holdem.core.verify import VerificationError, differences, result_of
+from holdem.core.deck import Deal, DeckError, deal, verify_commitment
+from holdem.core.verify import VerificationError, differences, result_of, settled_of
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.headers import Stamp, operator_of_prefix
 from holdem.core.wire.topics import ROLES, Topics
@@ -223,22 +223,25 @@ def _round_violations(log: RoundLog, require_ended: bool) -> Iterator[str]:
         yield "accepted bet never ended (no Settled, no RoundVoided)"
     if len(log.decisions) > 1:
         yield f"decided {len(log.decisions)} times"
+    cards = None  # the first decision's deck, verified and dealt: what its Settled is judged by
     for _, decision in log.decisions[:1]:
-        yield from _deck_violations(log, decision)
+        cards = yield from _deck_violations(log, decision)
     for end in log.ends:
         if isinstance(end, Settled):
-            yield from _settled_violations(log, end)
+            yield from _settled_violations(log, end, cards)
 
 
-def _deck_violations(log: RoundLog, decision: Called | Folded) -> Iterator[str]:
+def _deck_violations(log: RoundLog, decision: Called | Folded) -> Generator[str, None, Deal | None]:
+    """The deck's findings; returns its deal when the deck verifies against the commitment and
+    deals (its cards shown or not as dealt: a finding of its own)."""
     if not log.dealt:
         yield f"{decision.type} without a Dealt commitment"
-        return
+        return None
     dealt = log.dealt[0]
     deck = list(parse_cards(decision.deck))  # Card.parse of each, the canonical ones looked up
     if not verify_commitment(deck, bytes.fromhex(decision.salt), dealt.commitment):
         yield "revealed deck does not verify against the Dealt commitment"
-        return
+        return None
     # The vault is sealed (the audit holds no dealer key): its record must name the commitment.
     for sealed in log.sealed:
         if sealed.commitment != dealt.commitment:
@@ -247,20 +250,26 @@ def _deck_violations(log: RoundLog, decision: Called | Folded) -> Iterator[str]:
         cards = deal(deck)
     except DeckError as error:
         yield f"revealed deck cannot be dealt: {error}"
-        return
+        return None
     shown = (*dealt.player_cards, *dealt.flop, *decision.dealer_cards, decision.turn)
     due = (*cards.player, *cards.flop, *cards.dealer, cards.turn)
     if (*shown, decision.river) != tuple(map(str, (*due, cards.river))):
         yield "revealed cards are not the deck's deal order"
+    return cards
 
 
-def _settled_violations(log: RoundLog, settled: Settled) -> Iterator[str]:
+def _settled_violations(log: RoundLog, settled: Settled, cards: Deal | None) -> Iterator[str]:
+    """``cards``: the deal of the round's first decision's deck, verified against its first
+    Dealt (``_deck_violations``): the rules' settlement needs no second parse, hash and deal."""
     if not log.bets or not log.dealt or not log.decisions:
         yield "Settled without a bet, a deal and a decision"
         return
     bet, dealt, (_, decision) = log.bets[0], log.dealt[0], log.decisions[0]
     try:
-        expected = result_of(bet, dealt.commitment, decision)
+        if cards is None:  # the deck did not verify or deal: the rules' own words for why
+            expected = result_of(bet, dealt.commitment, decision)
+        else:
+            expected = settled_of(cards, bet, "call" if isinstance(decision, Called) else "fold")
     except VerificationError as error:
         yield f"Settled a round the rules cannot settle: {error}"
         return
