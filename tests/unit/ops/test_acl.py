@@ -184,3 +184,28 @@ def test_the_module_examples_hold() -> None:
 
     result = doctest.testmod(acl)
     assert result.attempted > 0 and result.failed == 0
+
+
+RULE = acl.Acl("User:operator", "TOPIC", "test-abc.holdem.queries", "LITERAL", "WRITE")
+
+
+async def test_apply_waits_until_every_broker_enforces_the_rules() -> None:
+    # The controller commits the rules; each broker's authorizer applies them a moment later (the
+    # container broker refused the operator its queries topic in that moment once, in CI).
+    asked: list[int] = []
+
+    async def held_by(node: int) -> set[acl.Acl]:
+        asked.append(node)
+        # broker 1 has them at once, broker 2 from its third answer on
+        return {RULE} if node == 1 or asked.count(2) >= 3 else set()
+
+    await acl.until_in_force(held_by, [1, 2], [RULE], within=5.0, pause=0.001)
+    assert asked == [1, 2, 2, 2]
+
+
+async def test_rules_never_in_force_are_a_typed_error_naming_the_broker() -> None:
+    async def held_by(node: int) -> set[acl.Acl]:
+        return set()
+
+    with pytest.raises(acl.AclError, match=r"not in force after 0.05 s on broker\(s\) \[3\]"):
+        await acl.until_in_force(held_by, [3], [RULE], within=0.05, pause=0.01)

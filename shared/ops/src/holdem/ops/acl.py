@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from aiokafka.admin import AIOKafkaAdminClient
@@ -199,43 +199,93 @@ class _DescribeAllAcls(Request[DescribeAclsRequest_v1]):  # type: ignore[misc]
         )
 
 
-async def apply(connection: KafkaConnection, rules: Sequence[Acl]) -> None:
-    """Create ``rules`` on the cluster (idempotent: an existing rule is accepted again)."""
+async def apply(
+    connection: KafkaConnection, rules: Sequence[Acl], *, in_force_within: float = 30.0
+) -> None:
+    """Create ``rules`` on the cluster (idempotent: an existing rule is accepted again) and return
+    once every broker enforces them.
+
+    The controller answers CreateAcls when it has committed the rules; each broker's authorizer
+    applies them when it has fetched that part of the metadata log, a moment later (two processes
+    in the compose stack and its image). A client authorized in that moment was refused: the
+    brokers answer DescribeAcls from their own authorizer, so each is asked until it holds them
+    all (AclError after ``in_force_within`` seconds).
+    """
     admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=30_000)
     await admin.start()
     try:
         response = await admin._send_request(_CreateAcls(rules))
+        failed = [
+            f"{rule}: {code} {message}"
+            for rule, (code, message) in zip(rules, response.creation_responses, strict=True)
+            if code != 0
+        ]
+        if failed:
+            raise AclError("ACLs refused:\n  " + "\n  ".join(failed))
+        nodes = [broker.nodeId for broker in admin._client.cluster.brokers()]
+
+        async def held_by(node: int) -> set[Acl]:
+            return set(_rules_of(await admin._send_request(_DescribeAllAcls(), node)))
+
+        await until_in_force(held_by, nodes, rules, within=in_force_within)
     finally:
         await admin.close()
-    failed = [
-        f"{rule}: {code} {message}"
-        for rule, (code, message) in zip(rules, response.creation_responses, strict=True)
-        if code != 0
-    ]
-    if failed:
-        raise AclError("ACLs refused:\n  " + "\n  ".join(failed))
 
 
-async def describe(connection: KafkaConnection) -> list[Acl]:
-    """Every ALLOW rule the cluster holds."""
+async def until_in_force(
+    held_by: Callable[[int], Awaitable[set[Acl]]],
+    nodes: Sequence[int],
+    rules: Sequence[Acl],
+    *,
+    within: float,
+    pause: float = 0.05,
+) -> None:
+    """Return when every node in ``nodes`` holds every rule of ``rules``; AclError after
+    ``within`` seconds naming the nodes and a rule still missing."""
+    wanted = set(rules)
+    waiting = set(nodes)
+    deadline = asyncio.get_running_loop().time() + within
+    while True:
+        missing = {node: wanted - await held_by(node) for node in sorted(waiting)}
+        waiting = {node for node, rules_missing in missing.items() if rules_missing}
+        if not waiting:
+            return
+        if asyncio.get_running_loop().time() >= deadline:
+            node = min(waiting)
+            raise AclError(
+                f"ACLs created but not in force after {within:g} s on broker(s) "
+                f"{sorted(waiting)}: {len(missing[node])} missing on {node}, "
+                f"e.g. {min(missing[node])}"
+            )
+        await asyncio.sleep(pause)
+
+
+def _rules_of(response: object) -> list[Acl]:
+    """The ALLOW rules of a DescribeAcls response (AclError if the broker refused)."""
+    error_code = getattr(response, "error_code", 0)
+    if error_code:
+        raise AclError(f"DescribeAcls: {error_code} {getattr(response, 'error_message', '')}")
     names = {code: name for name, code in RESOURCE.items()}
     patterns = {code: name for name, code in PATTERN.items()}
     operations = {code: name for name, code in OPERATION.items()}
+    return sorted(
+        Acl(principal, names.get(kind, str(kind)), name, patterns.get(pattern, str(pattern)), op)
+        for kind, name, pattern, entries in getattr(response, "resources", ())
+        for principal, _host, code, permission in entries
+        if permission == ALLOW
+        for op in [operations.get(code, str(code))]
+    )
+
+
+async def describe(connection: KafkaConnection) -> list[Acl]:
+    """Every ALLOW rule the cluster holds (as one broker's authorizer holds them)."""
     admin = AIOKafkaAdminClient(**connection.kwargs(), request_timeout_ms=30_000)
     await admin.start()
     try:
         response = await admin._send_request(_DescribeAllAcls())
     finally:
         await admin.close()
-    if response.error_code:
-        raise AclError(f"DescribeAcls: {response.error_code} {response.error_message}")
-    return sorted(
-        Acl(principal, names.get(kind, str(kind)), name, patterns.get(pattern, str(pattern)), op)
-        for kind, name, pattern, entries in response.resources
-        for principal, _host, code, permission in entries
-        if permission == ALLOW
-        for op in [operations.get(code, str(code))]
-    )
+    return _rules_of(response)
 
 
 def main(argv: list[str] | None = None) -> int:
