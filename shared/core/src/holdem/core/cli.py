@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 
+from holdem.core import collector
+
 GROUP = "holdem.subcommands"
 
 
@@ -49,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as missing:  # an optional extra, e.g. holdem-client[play]
         print(f"holdem {args[0]}: {missing.name} is not installed (needed by {entry.value})")
         return 2
+    if argv is None:  # `holdem NAME` as its own process: a batch job (an audit, the PAR sheet)
+        collector.tune()
     return run(args[1:])
 
 
