@@ -31,7 +31,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaTimeoutError
 from bench_replay import PARTITIONS, fill, generate
 
-from holdem.core import collector
+from holdem.core import heap
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_fold import AuditFold
@@ -89,7 +89,7 @@ async def bare_read(connection: KafkaConnection, topics: Topics) -> int:
 async def child(prefix: str, env_file: str) -> dict[str, Any]:
     """One size's figures, in a fresh process: bare read, then the streaming audit. The process
     is tuned as `holdem audit` tunes its own (ADR 045), for both sides of the ratio."""
-    collector.tune()
+    heap.tune()
     connection = KafkaConnection.from_file(env_file)
     topics = Topics().with_prefix(prefix)
     started, cpu = time.perf_counter(), time.process_time()

@@ -14,7 +14,7 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from prometheus_client import CollectorRegistry
 
-from holdem.core import collector
+from holdem.core import heap
 from holdem.core.contracts import (
     BetPlaced,
     CallCaptured,
@@ -365,11 +365,11 @@ async def main(rounds: int) -> None:
 def tuned_main(rounds: int) -> None:
     """Replay and bare read both timed with the collector a service runs with (ADR 045); given
     back after, for the benches that follow in `make bench`'s process."""
-    replaced = collector.tune()
+    replaced = heap.tune()
     try:
         asyncio.run(main(rounds))
     finally:
-        collector.untune(replaced)
+        heap.untune(replaced)
 
 
 if __name__ == "__main__":

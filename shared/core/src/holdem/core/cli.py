@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 
-from holdem.core import collector
+from holdem.core import heap
 
 GROUP = "holdem.subcommands"
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"holdem {args[0]}: {missing.name} is not installed (needed by {entry.value})")
         return 2
     if argv is None:  # `holdem NAME` as its own process: a batch job (an audit, the PAR sheet)
-        collector.tune()
+        heap.tune()
     return run(args[1:])
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from aiokafka.errors import KafkaError
 
-from holdem.core import collector
+from holdem.core import heap
 from holdem.core.wire.connection import ConnectionConfigError, KafkaConnection
 from holdem.core.wire.headers import operator_of_prefix
 from holdem.core.wire.topics import Topics, topics_from_env
@@ -98,7 +98,7 @@ def report_lines(report: AuditReport, show: int | None = SHOWN) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if argv is None:  # its own process (a test calling main(argv) keeps pytest's collector)
-        collector.tune()  # ADR 045: the fold allocates per record
+        heap.tune()  # ADR 045: the fold allocates per record
     if args.merge:
         return _merge(args.merge, args.all)
     try:

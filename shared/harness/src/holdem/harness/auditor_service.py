@@ -50,7 +50,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.errors import KafkaError
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
-from holdem.core import collector, manifest
+from holdem.core import heap, manifest
 from holdem.core.wire.connection import (
     ConnectionConfigError,
     KafkaConnection,
@@ -597,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.metrics_port:
         start_http_server(args.metrics_port, args.metrics_host, registry=auditor.registry)
     if argv is None:  # its own process (a test calling main(argv) keeps pytest's collector)
-        collector.tune()  # ADR 045: the fold allocates per record
+        heap.tune()  # ADR 045: the fold allocates per record
     return asyncio.run(_serve(auditor))
 
 

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 import structlog
 from prometheus_client import CollectorRegistry, start_http_server
 
-from holdem.core import collector
+from holdem.core import heap
 from holdem.core.wire.topics import snapshot_topic
 from holdem.runtime.kafka import KafkaTransport, unreachable
 from holdem.runtime.loop import ServiceLoop
@@ -226,7 +226,7 @@ def run(service: ServiceApp) -> None:
     """Run until SIGINT/SIGTERM; from the signal to the process's end within ``STOP_BOUND_S``
     (and a second), or status 70."""
     service.until_exit = True
-    collector.tune()  # everything built to here is frozen; the loop allocates per record (ADR 045)
+    heap.tune()  # everything built to here is frozen; the loop allocates per record (ADR 045)
     asyncio.run(service.serve())
 
 
