@@ -6,7 +6,6 @@ leaves nothing for the next one to commit."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import structlog
@@ -27,7 +26,9 @@ class Checkpoint:
         self.offsets: Offsets = {}
         self.records = 0
         self.batches = 0
-        self._snapshot_due = 0.0
+        # Each assigned partition's next snapshot time (monotonic): spread across the interval,
+        # so that one batch carries one partition's dump, not all of them (ADR 047).
+        self._snapshot_due: dict[int, float] = {}
 
     def begin(self) -> None:
         """A new batch: no offsets, no records yet."""
@@ -39,8 +40,14 @@ class Checkpoint:
         self.records += records
 
     def snapshot_later(self) -> None:
-        """The partitions were just rebuilt: the next snapshot is an interval away."""
-        self._snapshot_due = time.monotonic() + self.wiring.settings.snapshot_interval_s
+        """The partitions were just rebuilt: the i-th of n assigned is due (i + 1) / n of an
+        interval from now, the last a whole interval away."""
+        consumer = self.group.consumer
+        assigned = sorted({tp.partition for tp in consumer.assignment()}) if consumer else []
+        self._snapshot_due = spread(assigned, time.monotonic(), self._interval())
+
+    def _interval(self) -> float:
+        return self.wiring.settings.snapshot_interval_s
 
     async def commit(self) -> bool:
         """Commit the batch (the caller holds the lock); False when it was discarded."""
@@ -65,44 +72,57 @@ class Checkpoint:
         return True
 
     async def _snapshot_if_due(self) -> None:
-        """Every snapshot_interval_s, each assigned partition's state goes into this batch's
-        transaction with the offsets it covers. Each partition's dump is one synchronous step
-        (a wallet of 1,000 players: about 0.3 s of CPU); the event loop gets a turn after each,
-        so the heartbeat does not wait for all of them."""
+        """The most overdue of the assigned partitions whose snapshot is due goes into this
+        batch's transaction with the offsets it covers; it is next due an interval later. One
+        partition per batch (ADR 047): a dump is one synchronous step (a wallet of 1,000 players
+        with their last 256 rounds: about 0.1 s of CPU a partition) and the batch's records
+        commit only after its bytes, so dumping every partition at once held every round in
+        flight for the whole state's dump (the soak's bet -> Dealt p99 grew with the state)."""
         wiring, consumer = self.wiring, self.group.consumer
-        interval = wiring.settings.snapshot_interval_s
-        if (
-            wiring.store.codec is None
-            or consumer is None
-            or interval <= 0
-            or time.monotonic() < self._snapshot_due
-        ):
+        interval = self._interval()
+        if wiring.store.codec is None or consumer is None or interval <= 0:
             return
-        self._snapshot_due = time.monotonic() + interval
+        now = time.monotonic()
+        assigned = {tp.partition for tp in consumer.assignment()}
+        due = self._snapshot_due
+        for gone in set(due) - assigned:
+            del due[gone]
+        for new in assigned - set(due):  # assigned without a rebuild's spread: an interval away
+            due[new] = now + interval
+        ready = [p for p in assigned if due[p] <= now]
+        if not ready:
+            return
+        partition = min(ready, key=lambda p: (due[p], p))
+        due[partition] = now + interval
         inputs = set(wiring.inputs)
-        assigned = sorted({tp.partition for tp in consumer.assignment()})
-        only_state = [
-            TopicPartition(t, p) for t in wiring.state_topics if t not in inputs for p in assigned
+        offsets = {}
+        for topic in wiring.state_topics:
+            tp = TopicPartition(topic, partition)
+            if topic in inputs:
+                offsets[topic] = self.offsets.get(tp) or await consumer.position(tp)
+            else:  # a state-only topic: its last stable offset (this service its only writer)
+                offsets[topic] = (await consumer.end_offsets([tp]))[tp]
+        started = time.monotonic()
+        snapshot = wiring.store.dump(wiring.name, partition, offsets)
+        records: list[SnapshotRecord] = [
+            (wiring.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
         ]
-        stable = await consumer.end_offsets(only_state) if only_state else {}
-        records: list[SnapshotRecord] = []
-        for partition in assigned:
-            offsets = {}
-            for topic in wiring.state_topics:
-                tp = TopicPartition(topic, partition)
-                if topic in inputs:
-                    offsets[topic] = self.offsets.get(tp) or await consumer.position(tp)
-                else:
-                    offsets[topic] = stable[tp]
-            started = time.monotonic()
-            snapshot = wiring.store.dump(wiring.name, partition, offsets)
-            records += [
-                (wiring.snapshot_topic, partition, key, value)
-                for key, value in snapshot.to_records()
-            ]
-            took_s = time.monotonic() - started
-            if took_s > SLOW_SNAPSHOT_S:
-                log.warning("slow snapshot", partition=partition, took_s=round(took_s, 2))
-            await asyncio.sleep(0)  # the heartbeat's turn between two partitions
+        took_s = time.monotonic() - started
+        if took_s > SLOW_SNAPSHOT_S:
+            log.warning("slow snapshot", partition=partition, took_s=round(took_s, 2))
         wiring.outbox.add_snapshots(records)
-        wiring.metrics.snapshots.labels(wiring.name).inc(len(assigned))
+        metrics = wiring.metrics
+        metrics.snapshots.labels(wiring.name).inc()
+        metrics.snapshot_seconds.labels(wiring.name).observe(took_s)
+        metrics.snapshot_bytes.labels(wiring.name).inc(sum(len(r[3]) for r in records))
+
+
+def spread(partitions: list[int], now: float, interval: float) -> dict[int, float]:
+    """When each of ``partitions`` is first due: the i-th of n at ``now + interval * (i + 1) /
+    n``, so that their snapshots are an n-th of an interval apart and stay so.
+
+    >>> spread([0, 1, 2], 100.0, 30.0)
+    {0: 110.0, 1: 120.0, 2: 130.0}
+    """
+    n = len(partitions)
+    return {p: now + interval * (i + 1) / n for i, p in enumerate(partitions)}
