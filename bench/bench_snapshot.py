@@ -1,5 +1,9 @@
 """Snapshots of 1,000 players each with an open round: dump and load time and size per service,
-beside the baseline of folding the events that built the state (what a start without one does)."""
+beside the baseline of folding the events that built the state (what a start without one does),
+and the snapshot's records on the topic in format 1 and format 3 (ADR 048): bytes, time to write
+and to read back.
+
+    uv run --frozen python bench/bench_snapshot.py 57   # 57 settled rounds a player"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from bench_replay import deposit, round_events, wallet_events
 from holdem.core.contracts import Dealt, Message
 from holdem.dealer import snapshot as dealer_snapshot
 from holdem.dealer import state as dealer_state
+from holdem.runtime.snapshots import Snapshot, assemble
 from holdem.settlement import snapshot as settlement_snapshot
 from holdem.settlement import state as settlement_state
 from holdem.wallet import snapshot as wallet_snapshot
@@ -70,6 +75,18 @@ def measure(name: str, codec: ModuleType, state_module: ModuleType, log: list[Me
         f"load {loading * 1e3:7.1f} ms, {len(raw) / 1e6:5.2f} MB | baseline: fold of "
         f"{len(log):,} events {folding * 1e3:7.1f} ms"
     )
+    # The records on the snapshot topic (ADR 048): format 1 (the state as a JSON string, parts
+    # in base64) and format 3 (zlib), each written and read back by the runtime's own code.
+    snapshot = Snapshot(name, 0, {"t": 0}, raw)
+    for label, compressed in (("format 1", False), ("format 3", True)):
+        records, writing = timed(lambda c=compressed: snapshot.to_records(c))  # type: ignore[misc]
+        values = [value for _, value in records]
+        back, reading = timed(lambda v=values: Snapshot.from_bytes(assemble(v), name, 0))  # type: ignore[misc]
+        assert back == snapshot
+        print(
+            f"{'':10} on the topic, {label}: {sum(map(len, values)) / 1e6:5.2f} MB in "
+            f"{len(values)} records, written {writing * 1e3:6.1f} ms, read {reading * 1e3:6.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -2,12 +2,13 @@
 
 Two instances of every service run this release (N). Each instance in turn is stopped (SIGTERM:
 its partitions move to its twin at once) and started again as the next release (N+1: this tree
-with tests/fixtures/next_release.patch, in a virtualenv of its own, which writes RoundClosed v2
-and the wallet's v7 snapshots where N writes v1 and v6), rounds ending between each step; then
-each is replaced by N again in the same way. Instances of both releases share each group for
-most of the run. Nothing may be lost, doubled or stuck (the audit, every round ended for its
-player), nothing dead-lettered; both versions of RoundClosed and of the wallet's snapshots are on
-the log, and after the rollback N's wallets started from snapshots N+1 wrote (no full replay)."""
+with tests/fixtures/next_release.patch, in a virtualenv of its own, which writes RoundClosed v2,
+the wallet's v7 snapshots and compressed snapshot records where N writes v1, v6 and format 1),
+rounds ending between each step; then each is replaced by N again in the same way. Instances of
+both releases share each group for most of the run. Nothing may be lost, doubled or stuck (the
+audit, every round ended for its player), nothing dead-lettered; both versions of RoundClosed and
+of the wallet's snapshots are on the log, and after the rollback N's wallets started from
+snapshots N+1 wrote (no full replay)"""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from holdem.harness.audit import audit_run
 from holdem.harness.demo_report import strategy_for
 from holdem.harness.load import Plan, Tally, under_load
 from holdem.ops.launcher import Launcher, ServiceProcess
+from holdem.runtime.snapshots import PARTS_FORMAT, Snapshot
 from holdem.runtime.topic_setup import ensure_topics
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(900)]
@@ -87,15 +89,19 @@ def versions(values: list[bytes], kind: str) -> Counter[int]:
     return found
 
 
-def snapshot_versions(values: list[bytes]) -> Counter[int]:
+def snapshot_versions(values: list[bytes]) -> tuple[Counter[int], Counter[int]]:
     """The wallet body's version of every whole snapshot record (a state of this test's size
-    fits in one record; parts are not counted)."""
-    found: Counter[int] = Counter()
+    fits in one record; parts are not counted), and the record's format (ADR 048)."""
+    versions: Counter[int] = Counter()
+    formats: Counter[int] = Counter()
     for value in values:
-        body = json.loads(value)
-        if "state" in body:
-            found[json.loads(body["state"])["version"]] += 1
-    return found
+        head = json.loads(value.partition(b"\n")[0])  # format 3: a header line, then zlib
+        if head["format"] == PARTS_FORMAT:
+            continue
+        snapshot = Snapshot.from_bytes(value, "wallet", head["partition"])
+        versions[json.loads(snapshot.state)["version"]] += 1
+        formats[head["format"]] += 1
+    return versions, formats
 
 
 async def test_a_rolling_upgrade_to_the_next_release_and_back_under_load(
@@ -135,7 +141,8 @@ async def test_a_rolling_upgrade_to_the_next_release_and_back_under_load(
     rounds = [r.value for r in await read_all(kafka.admin, topics.rounds)]
     snapshots = [r.value for r in await read_all(kafka.admin, snapshot_topic(topics, "wallet"))]
     dead = await read_all(kafka.admin, topics.rejected)
-    closed, written = versions(rounds, "round.closed"), snapshot_versions(snapshots)
+    closed = versions(rounds, "round.closed")
+    written, formats = snapshot_versions(snapshots)
     print(
         f"\nrolling upgrade: {tally.rounds} rounds {dict(tally.outcomes)}; round.closed by "
         f"version {dict(closed)}; wallet snapshots by version {dict(written)}; seconds from "
@@ -149,6 +156,7 @@ async def test_a_rolling_upgrade_to_the_next_release_and_back_under_load(
     assert not dead, [d.value[:300] for d in dead]
     assert closed[1] > 0 and closed[2] > 0, closed  # N wrote v1, N+1 wrote v2, both read
     assert written[6] > 0 and written[7] > 0, written
+    assert formats[1] > 0 and formats[3] > 0, formats  # N writes format 1, N+1 format 3
     assert "snapshot unusable" not in logs
     # The first wallet rolled back started while only N+1 had written the wallet's snapshots
     # for a while (v7, every 2 s): its rebuild at that start loaded them, and no partition was

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+import pytest
 from aiokafka import TopicPartition
 from prometheus_client import CollectorRegistry
 from structlog.testing import capture_logs
@@ -30,7 +31,7 @@ from holdem.runtime.metrics import Metrics
 from holdem.runtime.partitions import PartitionStore
 from holdem.runtime.processor import Processor
 from holdem.runtime.settings import RuntimeSettings
-from holdem.runtime.snapshots import Codec
+from holdem.runtime.snapshots import Codec, Snapshot
 from holdem.runtime.transport import Membership
 from holdem.runtime.watches import LAG_PERIOD_S, Watches
 
@@ -109,10 +110,12 @@ class CommittingOutbox(ListOutbox):
         pass
 
 
-def toy_loop(snapshot_interval_s: float = 0) -> ServiceLoop:
+def toy_loop(snapshot_interval_s: float = 0, **settings_given: Any) -> ServiceLoop:
     outbox = CommittingOutbox()
     processor = Processor(TOY, Topics(), outbox, Metrics(CollectorRegistry()), partitions=3)  # type: ignore[arg-type]
-    settings = RuntimeSettings(partitions=PARTITIONS, snapshot_interval_s=snapshot_interval_s)
+    settings = RuntimeSettings(
+        partitions=PARTITIONS, snapshot_interval_s=snapshot_interval_s, **settings_given
+    )
     loop = ServiceLoop(processor, outbox, settings, lambda error: None, MemoryTransport())  # type: ignore[arg-type]
     loop.group.consumer = Member()  # type: ignore[assignment]
     loop.group.generation, loop.group.ready = 1, True
@@ -195,6 +198,27 @@ async def test_a_late_batch_dumps_the_most_overdue_partition_first(monkeypatch: 
         await checkpoint._snapshot_if_due()
         order.append([partition for _, partition, _, _ in outbox.snapshots])
     assert order == [[0], [1], [2], []]
+
+
+@pytest.mark.parametrize(
+    ("compression", "head"), [("none", b'{"format":1,'), ("zlib", b'{"format":3,')]
+)
+async def test_the_snapshot_records_are_written_in_the_format_the_settings_name(
+    monkeypatch: Any, compression: str, head: bytes
+) -> None:
+    """ADR 048: format 1 unless HOLDEM_SNAPSHOT_COMPRESSION=zlib; either loads back."""
+    loop = toy_loop(snapshot_interval_s=30, snapshot_compression=compression)
+    clock = [100.0]
+    monkeypatch.setattr(checkpoint_module.time, "monotonic", lambda: clock[0])
+    state = b'{"rows": [' + b'["p0001", "r1", 500], ' * 500 + b"[]]}"
+    loop.wiring.store = PartitionStore(dict, Codec(dump=lambda s: state, load=lambda r: {}))
+    checkpoint = Checkpoint(loop.wiring, loop.group, loop.group_id)
+    checkpoint.snapshot_later()
+    clock[0] = 111.0
+    await checkpoint._snapshot_if_due()
+    [(_, partition, _, value)] = loop.wiring.outbox.snapshots  # type: ignore[attr-defined]
+    assert value.startswith(head)
+    assert Snapshot.from_bytes(value, "toy", partition).state == state
 
 
 async def test_the_lag_gauge_says_when_the_event_loop_was_held(monkeypatch: Any) -> None:

@@ -104,8 +104,10 @@ class Checkpoint:
                 offsets[topic] = (await consumer.end_offsets([tp]))[tp]
         started = time.monotonic()
         snapshot = wiring.store.dump(wiring.name, partition, offsets)
+        compressed = wiring.settings.snapshot_compression == "zlib"
         records: list[SnapshotRecord] = [
-            (wiring.snapshot_topic, partition, key, value) for key, value in snapshot.to_records()
+            (wiring.snapshot_topic, partition, key, value)
+            for key, value in snapshot.to_records(compressed)
         ]
         took_s = time.monotonic() - started
         if took_s > SLOW_SNAPSHOT_S:
