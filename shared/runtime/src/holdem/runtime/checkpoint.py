@@ -74,9 +74,9 @@ class Checkpoint:
     async def _snapshot_if_due(self) -> None:
         """The most overdue of the assigned partitions whose snapshot is due goes into this
         batch's transaction with the offsets it covers; it is next due an interval later. One
-        partition per batch (ADR 047): a dump is one synchronous step (a wallet of 1,000 players
-        with their last 256 rounds: about 0.1 s of CPU a partition) and the batch's records
-        commit only after its bytes, so dumping every partition at once held every round in
+        partition per batch (ADR 047): a dump is one synchronous step (the soak's wallet, 75
+        players a partition with full windows: about 0.5 s on a busy machine) and the batch's
+        records commit only after its bytes, so dumping every partition at once held every round in
         flight for the whole state's dump (the soak's bet -> Dealt p99 grew with the state)."""
         wiring, consumer = self.wiring, self.group.consumer
         interval = self._interval()
