@@ -3,10 +3,11 @@
 For each size: ``ROUNDS`` rounds (about 11 records each: sealed deck, bet, deal, decision,
 settlement, four or five wallet movements, round.closed) of ``--players`` players are written to
 fresh topics in bulk (bench_replay's history). Then, in one child process per size: a bare read
-of every topic (aiokafka, every record fetched and counted, nothing parsed), then the streaming
-audit of the same topics (``stream_partial``: parse, fold, judge), each timed, and the child's
-peak RSS (VmHWM: the bare read keeps no record, so the peak is the audit's) and the most rounds
-the fold held at once. ``--workers 2`` also times ``holdem audit --workers 2``. Figures printed
+of every topic (aiokafka, every record fetched and counted, nothing parsed), the same read with
+each record parsed as the audit parses it and nothing judged (the ceiling of any audit that
+validates every record with the contracts), then the streaming audit of the same topics
+(``stream_partial``: parse, fold, judge), each timed, and the child's peak RSS (VmHWM: the reads
+keep no record, so the peak is the audit's) and the most rounds the fold held at once. ``--workers 2`` also times ``holdem audit --workers 2``. Figures printed
 and written to ``--out`` (JSON).
 
     uv run --frozen python bench/bench_audit.py --sizes 10000,30000
@@ -32,6 +33,7 @@ from aiokafka.errors import KafkaTimeoutError
 from bench_replay import PARTITIONS, fill, generate
 
 from holdem.core import heap
+from holdem.core.contracts import ContractError, parse
 from holdem.core.wire.connection import KafkaConnection
 from holdem.core.wire.topics import ROLES, Topics
 from holdem.harness.audit_fold import AuditFold
@@ -61,14 +63,17 @@ def peak_mb() -> float:
     return 0.0
 
 
-async def bare_read(connection: KafkaConnection, topics: Topics) -> int:
-    """Every record of every topic the audit reads, fetched and counted."""
+async def bare_read(connection: KafkaConnection, topics: Topics, parsed: bool = False) -> int:
+    """Every record of every topic the audit reads, fetched and counted; ``parsed``: each also
+    parsed as the audit parses it (``holdem.core.contracts.parse`` of its topic's role), nothing
+    kept and nothing judged: the most any audit that validates every record can read."""
     consumer = AIOKafkaConsumer(
         **connection.kwargs(), isolation_level="read_committed", enable_auto_commit=False
     )
     await consumer.start()
     try:
         names = [getattr(topics, role) for role in ROLES if role != "admin"]
+        role_of = {getattr(topics, role): role for role in ROLES}
         tps = [TopicPartition(t, p) for t in names for p in range(PARTITIONS)]
         consumer.assign(tps)
         ends = await consumer.end_offsets(tps)
@@ -77,6 +82,16 @@ async def bare_read(connection: KafkaConnection, topics: Topics) -> int:
         count, pending = 0, {tp for tp, end in ends.items() if end > 0}
         while pending:
             for tp, batch in (await consumer.getmany(*pending, timeout_ms=500)).items():
+                if parsed:
+                    role = role_of[tp.topic]
+                    for r in batch:
+                        if r.offset < ends[tp]:
+                            count += 1
+                            try:  # noqa: SIM105 (suppress() costs a context manager a record)
+                                parse(role, r.value or b"")
+                            except ContractError:
+                                pass  # the audit reports it; here it is read all the same
+                    continue
                 count += sum(1 for r in batch if r.offset < ends[tp])
             for tp in list(pending):
                 if await consumer.position(tp) >= ends[tp]:
@@ -95,6 +110,9 @@ async def child(prefix: str, env_file: str) -> dict[str, Any]:
     started, cpu = time.perf_counter(), time.process_time()
     bare = await bare_read(connection, topics)
     bare_s, bare_cpu = time.perf_counter() - started, time.process_time() - cpu
+    started, cpu = time.perf_counter(), time.process_time()
+    parsed = await bare_read(connection, topics, parsed=True)
+    parsed_s, parsed_cpu = time.perf_counter() - started, time.process_time() - cpu
     audit = AuditFold(require_ended=True)  # the bench's history has no operator header
     profile = os.environ.get("HOLDEM_BENCH_PROFILE")  # a cProfile of the audit to this file
     profiler = cProfile.Profile() if profile else None
@@ -110,6 +128,8 @@ async def child(prefix: str, env_file: str) -> dict[str, Any]:
     return {
         "records": bare,
         "bare_per_s": bare / bare_s,
+        "parsed_per_s": parsed / parsed_s,
+        "parsed_per_cpu_s": parsed / parsed_cpu,
         "audit_records": report.records,
         "audit_per_s": report.records / audit_s,
         # per second of this process's CPU: what sizing needs on a machine shared with others
@@ -189,7 +209,15 @@ def line(f: dict[str, Any]) -> str:
         for k, v in f.items()
         if "workers_" in k
     ]
-    return text + (f"; {', '.join(extra)}" if extra else "")
+    text += f"; {', '.join(extra)}" if extra else ""
+    if "parsed_per_s" not in f:  # a result written before the parse floor was measured
+        return text
+    floor = f["parsed_per_s"] / f["bare_per_s"]
+    return text + (
+        f"\n{'':>10} read and parsed, nothing judged: {f['parsed_per_s']:>9,.0f}/s "
+        f"({floor:.2f}x the bare read; per CPU second {f['parsed_per_cpu_s']:,.0f}): the most "
+        "any audit that validates every record with the contracts can read here"
+    )
 
 
 def main(argv: list[str]) -> None:

@@ -29,6 +29,7 @@ from holdem.harness.audit_stream import stream_partial
 from holdem.runtime.topic_setup import ensure_topics
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from bench_audit import bare_read
 from bench_replay import generate
 
 # The broker's start counts (a loaded machine: over 2 min), and two runs of two worker processes.
@@ -106,6 +107,9 @@ async def test_two_workers_agree_with_one_and_with_the_whole_audit_and_find_a_fo
     whole = await audit_run(kafka.admin, topics)
     lines = {first_line(out), report_lines(AuditFold.merge([one]))[0], report_lines(whole)[0]}
     assert lines == {f"{written} records, {ROUNDS} rounds, {ROUNDS} ended: ok"}, lines
+    # bench_audit's two baselines (a bare read, and read and parsed) read what the audit read.
+    assert await bare_read(kafka.admin, topics) == written
+    assert await bare_read(kafka.admin, topics, parsed=True) == written
 
     # One member's share is the whole log: merged with itself it overlaps; cut, it misses one.
     partial = await stream_partial(
