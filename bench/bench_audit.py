@@ -7,8 +7,9 @@ of every topic (aiokafka, every record fetched and counted, nothing parsed), the
 each record parsed as the audit parses it and nothing judged (the ceiling of any audit that
 validates every record with the contracts), then the streaming audit of the same topics
 (``stream_partial``: parse, fold, judge), each timed, and the child's peak RSS (VmHWM: the reads
-keep no record, so the peak is the audit's) and the most rounds the fold held at once. ``--workers 2`` also times ``holdem audit --workers 2``. Figures printed
-and written to ``--out`` (JSON).
+keep no record, so the peak is the audit's) and the most rounds the fold held at once.
+``--workers 2`` also times ``holdem audit --workers 2``. Figures printed and written to ``--out``
+(JSON).
 
     uv run --frozen python bench/bench_audit.py --sizes 10000,30000
 
